@@ -1,0 +1,179 @@
+"""Models are plain callables; these stubs are deterministic and never touch the network.
+
+Two shapes of model are used in the kit:
+
+- a *prompt model* ``(prompt: str) -> str``, e.g. a summariser;
+- a *chat model* ``(system: str, user: str) -> str``, e.g. the chatbot's generator.
+
+The stubs accept either shape (``*args``), so one stub can play both.
+
+- :class:`ScriptedLLM`: returns fixed replies in order; clear error when they run out.
+- :func:`fact_listing_summariser`: the seed-000 stub that keeps every fact it is given.
+- :func:`gist_summariser`: a careless summariser that keeps the gist and drops numbers
+  and ids, to show what a generic "summarise this" loses.
+- :func:`prompt_following_summariser`: keeps facts only if the prompt asks for them.
+- :class:`FailingLLM`: raises (TimeoutError by default) on chosen calls.
+- :class:`CountingLLM`: counts calls and prompt/reply sizes of any model.
+
+The summarisers read the prompt layout of :func:`kit.memory.summary.build_summary_prompt`:
+a "Current summary:" section (``(none)`` when empty) and a "New turns:" section with
+one ``role: content`` line per turn.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from kit.tokens import Measure, approx_tokens
+
+__all__ = [
+    "PromptModel", "ChatModel", "ScriptExhaustedError", "ScriptedLLM",
+    "fact_listing_summariser", "gist_summariser", "FailingLLM", "CountingLLM",
+    "SUMMARY_HEADER", "TURNS_HEADER", "NO_SUMMARY", "parse_summary_prompt",
+    "prompt_following_summariser", "KEEP_WORDS",
+]
+
+PromptModel = Callable[[str], str]
+ChatModel = Callable[[str, str], str]
+
+SUMMARY_HEADER = "Current summary:\n"
+TURNS_HEADER = "New turns:\n"
+NO_SUMMARY = "(none)"
+
+
+def _last_text(args: tuple) -> str:
+    if not args or not all(isinstance(a, str) for a in args):
+        raise TypeError(f"a model takes (prompt) or (system, user) strings, got {args!r:.80}")
+    return args[-1]
+
+
+class ScriptExhaustedError(RuntimeError):
+    """A :class:`ScriptedLLM` was called more times than it has replies."""
+
+
+class ScriptedLLM:
+    """Replies from a fixed script, one per call: ``ScriptedLLM(["a", "b"])``.
+
+    ``prompts`` records what each answered call received (the last argument);
+    ``calls`` counts every call. Raises
+    :class:`ScriptExhaustedError` naming the call number when the script runs out.
+    """
+
+    def __init__(self, replies: Iterable[str]) -> None:
+        self.replies = list(replies)
+        if not all(isinstance(r, str) for r in self.replies):
+            raise TypeError(f"replies must be strings, got {self.replies!r:.80}")
+        self.prompts: list[str] = []
+        self.calls = 0
+
+    def __call__(self, *args: str) -> str:
+        prompt = _last_text(args)
+        self.calls += 1
+        call = self.calls
+        if call > len(self.replies):
+            raise ScriptExhaustedError(
+                f"the script has {len(self.replies)} replies but call {call} asked for "
+                f"another; the prompt began {prompt[:60]!r}")
+        self.prompts.append(prompt)
+        return self.replies[call - 1]
+
+
+def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
+    """Split a summary prompt into (current summary, list of new turn contents).
+
+    The current summary is "" when the prompt says ``(none)``. Raises ValueError if
+    either section header is missing.
+    """
+    if SUMMARY_HEADER not in prompt or TURNS_HEADER not in prompt:
+        raise ValueError(f"not a summary prompt (needs {SUMMARY_HEADER!r} and "
+                         f"{TURNS_HEADER!r}): {prompt[:60]!r}")
+    before_turns, turns = prompt.split(TURNS_HEADER, 1)
+    summary = before_turns.split(SUMMARY_HEADER, 1)[1].strip()
+    contents = [line.split(": ", 1)[-1] for line in turns.splitlines() if line.strip()]
+    return ("" if summary == NO_SUMMARY else summary), contents
+
+
+def fact_listing_summariser(prompt: str) -> str:
+    """The seed-000 stub: previous summary and every new turn's text, joined by "; ".
+
+    Keeps every fact verbatim (a perfect, if wordy, summariser).
+    """
+    summary, contents = parse_summary_prompt(prompt)
+    return "; ".join(([summary] if summary else []) + contents)
+
+
+def gist_summariser(prompt: str, words_per_turn: int = 4) -> str:
+    """A careless summariser: the first few words of each turn, numbers and ids dropped.
+
+    Any word containing a digit is removed, then each turn is cut to
+    ``words_per_turn`` words. What a generic "summarise this" prompt tends to do.
+    """
+    summary, contents = parse_summary_prompt(prompt)
+    gists = []
+    for text in contents:
+        words = [w for w in text.split() if not any(ch.isdigit() for ch in w)]
+        gists.append(" ".join(words[:words_per_turn]))
+    return "; ".join(([summary] if summary else []) + [g for g in gists if g])
+
+
+KEEP_WORDS = ("allergic", "allergy", "must", "never", "under", "budget", "order", "id")
+
+
+def prompt_following_summariser(prompt: str) -> str:
+    """A stub that obeys its instructions like a real model would, deterministically.
+
+    If the instructions (the text before "Current summary:") ask to keep numbers or
+    ids, it keeps the previous summary and every turn that holds a digit or a
+    constraint word (:data:`KEEP_WORDS`) and drops small talk; otherwise it behaves
+    like :func:`gist_summariser`. Shows that the prompt decides what survives.
+    """
+    instructions = prompt.split(SUMMARY_HEADER, 1)[0].lower()
+    if "number" not in instructions and " id" not in instructions:
+        return gist_summariser(prompt)
+    summary, contents = parse_summary_prompt(prompt)
+    kept = [text for text in contents
+            if any(ch.isdigit() for ch in text)
+            or any(word in text.lower().split() for word in KEEP_WORDS)]
+    return "; ".join(([summary] if summary else []) + kept)
+
+
+class FailingLLM:
+    """Wraps a model and raises on chosen calls (1-based): ``FailingLLM(m, fail_on={2})``.
+
+    ``fail_on=None`` fails on every call. ``error`` is the exception raised (default
+    ``TimeoutError("model timed out")``). ``calls`` counts every call, failed or not.
+    """
+
+    def __init__(self, model: Callable[..., str] | None = None,
+                 fail_on: Iterable[int] | None = None,
+                 error: BaseException | None = None) -> None:
+        self.model, self.calls = model, 0
+        self.fail_on = None if fail_on is None else set(fail_on)
+        self.error = error or TimeoutError("model timed out")
+
+    def __call__(self, *args: str) -> str:
+        self.calls += 1
+        if self.fail_on is None or self.calls in self.fail_on:
+            raise self.error
+        if self.model is None:
+            raise RuntimeError(f"FailingLLM has no model to answer call {self.calls}")
+        return self.model(*args)
+
+
+class CountingLLM:
+    """Wraps a model and counts ``calls``, ``prompt_tokens`` and ``reply_tokens``.
+
+    Sizes are measured with ``measure`` (default :func:`kit.tokens.approx_tokens`) over
+    every argument of the call (system + user for a chat model).
+    """
+
+    def __init__(self, model: Callable[..., str], measure: Measure = approx_tokens) -> None:
+        self.model, self.measure = model, measure
+        self.calls = self.prompt_tokens = self.reply_tokens = 0
+
+    def __call__(self, *args: str) -> str:
+        _last_text(args)
+        self.calls += 1
+        self.prompt_tokens += sum(self.measure(a) for a in args)
+        reply = self.model(*args)
+        self.reply_tokens += self.measure(reply)
+        return reply

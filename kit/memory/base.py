@@ -1,0 +1,190 @@
+"""The common interface of every memory: add a message, build the context, size, trace.
+
+Every memory keeps an optional system prompt (never evicted), a list of verbatim
+``turns`` and a running total of their sizes. Sizes are in the unit of the memory's
+``measure`` (tokens by default; words or characters if you pass such a measure), and
+each message is measured exactly once, when it is added.
+
+Subclasses implement :meth:`Memory._after_append`, which may evict or compact and
+returns the :class:`TraceEvent` fields it decided.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kit.messages import Message, as_chat, make_message, render
+from kit.tokens import Measure, approx_tokens, unit_of
+
+__all__ = ["Memory", "FullHistory", "BudgetedMemory", "TraceEvent", "check_budget", "check_int"]
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """What one ``add`` did.
+
+    ``message``: the message's number (1-based); ``tokens``: its size;
+    ``size_before``: context size right after appending it, before any eviction or
+    compaction; ``size_after``: size when ``add`` returned; ``turns_before`` /
+    ``turns_after``: verbatim turns at those two moments; ``action``: "kept",
+    "evicted", "compacted" or "failed"; ``moved``: numbers of the messages evicted or
+    folded into the summary; ``note``: why, in words. Sizes are in ``unit``.
+    """
+
+    message: int
+    role: str
+    tokens: int
+    size_before: int
+    size_after: int
+    turns_before: int
+    turns_after: int
+    unit: str
+    action: str = "kept"
+    moved: tuple[int, ...] = ()
+    note: str = ""
+
+    @property
+    def compacted(self) -> bool:
+        return self.action == "compacted"
+
+
+def check_int(name: str, value: object, minimum: int) -> int:
+    """Return ``value`` if it is an int >= ``minimum``; else raise naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_budget(budget: object) -> int:
+    """Return ``budget`` if it is an int > 0; else raise naming it."""
+    return check_int("budget", budget, 1)
+
+
+class Memory:
+    """Base class: full history with an optional system prompt.
+
+    ``measure``: ``str -> int`` (default :func:`kit.tokens.approx_tokens`);
+    ``system``: a system prompt kept at the top of every context, never evicted.
+    """
+
+    name = "memory"
+
+    def __init__(self, measure: Measure = approx_tokens, system: str | None = None) -> None:
+        if not callable(measure):
+            raise TypeError(f"measure must be callable str -> int, got {measure!r}")
+        self.measure, self.unit = measure, unit_of(measure)
+        self.system = make_message("system", system, measure, 0, ("system",)) if system is not None else None
+        self.turns: list[Message] = []
+        self.turn_tokens = 0          # running total of the sizes of self.turns
+        self.trace: list[TraceEvent] = []
+        self.added = 0                # messages added so far (numbers them)
+
+    # -- sizes -----------------------------------------------------------------
+    @property
+    def fixed_tokens(self) -> int:
+        """Size of what is never evicted (the system prompt), in ``unit``."""
+        return self.system.tokens if self.system else 0
+
+    @property
+    def size(self) -> int:
+        """Current context size in ``unit``: system + summary (if any) + turns."""
+        return self.fixed_tokens + self.turn_tokens
+
+    # -- the verbs -------------------------------------------------------------
+    def add(self, role: str, content: str) -> TraceEvent:
+        """Add a "user" or "assistant" message; return (and record) its trace event.
+
+        Raises ValueError for another role, TypeError for non-string content (the
+        memory is unchanged). If eviction or compaction raises (a summariser that
+        fails), the message stays added, nothing else changes, the trace records an
+        event with action "failed", and the exception propagates.
+        """
+        message = make_message(role, content, self.measure, self.added + 1)
+        self._check_fits(message)
+        self.added += 1
+        self.turns.append(message)
+        self.turn_tokens += message.tokens
+        size_before, turns_before = self.size, len(self.turns)
+        try:
+            fields = self._after_append()
+        except Exception as exc:      # a summariser failed: the message stays, nothing else moved
+            fields = {"action": "failed", "note": f"{type(exc).__name__}: {exc}"}
+            raise
+        finally:
+            event = TraceEvent(message.number, role, message.tokens, size_before, self.size,
+                               turns_before, len(self.turns), self.unit, **fields)
+            self.trace.append(event)
+        return event
+
+    def _check_fits(self, message: Message) -> None:
+        """Raise before any change if ``message`` can never fit (budgeted memories)."""
+
+    def _after_append(self) -> dict:
+        return {}
+
+    def _evict(self, count: int) -> tuple[int, ...]:
+        """Drop the ``count`` oldest turns; return their numbers."""
+        gone, self.turns = self.turns[:count], self.turns[count:]
+        self.turn_tokens -= sum(m.tokens for m in gone)
+        return tuple(m.number for m in gone)
+
+    def _blocks(self) -> list[str]:
+        """Text blocks between the system prompt and the turns (a summary, say)."""
+        return []
+
+    def context(self) -> str:
+        """The context as text: ``system: ...``, other blocks, then one line per turn.
+
+        Parts are separated by a blank line; turns are ``role: content`` lines.
+        """
+        parts = [self.system.line()] if self.system else []
+        parts += self._blocks() + [render(self.turns)]
+        return "\n\n".join(p for p in parts if p)
+
+    def messages(self) -> list[dict[str, str]]:
+        """The context as an OpenAI-style chat message list (a new list each call).
+
+        The system prompt, then each block as a system message, then the turns.
+        """
+        head = [self.system.chat()] if self.system else []
+        head += [{"role": "system", "content": block} for block in self._blocks()]
+        return head + as_chat(self.turns)
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(turns={len(self.turns)}, size={self.size} {self.unit})"
+
+
+class FullHistory(Memory):
+    """Keeps every message: the context grows without bound (lesson 01)."""
+
+    name = "full history"
+
+
+class BudgetedMemory(Memory):
+    """A memory with a ``budget`` (int > 0, in the measure's unit) that the system prompt
+    counts against.
+
+    Raises ValueError if the system prompt alone fills the budget. :meth:`add` raises
+    ValueError, leaving the memory unchanged, for a message that alone is larger than
+    what the system prompt leaves: it could never fit, so the caller must split or
+    summarise it first.
+    """
+
+    def __init__(self, budget: int, measure: Measure = approx_tokens,
+                 system: str | None = None) -> None:
+        self.budget = check_budget(budget)
+        super().__init__(measure, system)
+        if self.fixed_tokens >= self.budget:
+            raise ValueError(f"the system prompt ({self.fixed_tokens} {self.unit}) leaves "
+                             f"no room in a budget of {self.budget} {self.unit}")
+
+    def _check_fits(self, message: Message) -> None:
+        room = self.budget - self.fixed_tokens
+        if message.tokens > room:
+            raise ValueError(f"message {message.number} has {message.tokens} {self.unit}, more "
+                             f"than the {room} {self.unit} a budget of {self.budget} leaves for "
+                             f"turns; split or summarise it before adding")

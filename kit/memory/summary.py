@@ -1,0 +1,130 @@
+"""Summary memory: recent turns verbatim, older turns folded into a running summary.
+
+    context = [summary of turns 1..k] + [turns k+1..n, verbatim]
+
+Semantics (seed 000, "Add summarization-based memory to reduce context size"):
+
+- ``size`` = system prompt + summary + verbatim turns, in the measure's unit; the
+  summary counts against the ``budget``.
+- After each add, if ``size > budget`` and something older than the ``keep_recent``
+  newest turns exists, one *compaction* runs: the summariser gets the previous summary
+  plus the evicted turns (an incremental update, never the whole transcript) and
+  returns the new summary.
+- ``keep_recent`` wins over the budget: the newest turns stay verbatim even if the
+  context is then still over budget (the trace says so).
+- Compute first, then commit: the new summary and turn list are swapped in only after
+  the summariser returned. A summariser that raises leaves summary and turns exactly
+  as they were (the new message stays added) and the exception propagates; the next
+  compaction folds the larger span.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kit.llm import NO_SUMMARY, SUMMARY_HEADER, TURNS_HEADER, PromptModel
+from kit.memory.base import BudgetedMemory, check_int
+from kit.messages import Message, render
+from kit.tokens import Measure, approx_tokens
+
+__all__ = ["SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE",
+           "build_summary_prompt", "split_for_compaction"]
+
+SUMMARY_PROMPT = (
+    "You maintain the running summary of a conversation. Rewrite the current summary so "
+    "that it also covers the new turns. Keep, exactly as written: every name, number, "
+    "order or account id, amount, date, decision, stated constraint (allergies, limits, "
+    "must/never) and open question. Drop greetings and small talk. Use short factual "
+    "clauses and nothing else."
+)
+CARELESS_PROMPT = "Summarise the conversation so far in a sentence or two."
+SUMMARY_TITLE = "Summary of earlier conversation:"
+
+
+def build_summary_prompt(summary: str, turns: Sequence[Message],
+                         instructions: str = SUMMARY_PROMPT) -> str:
+    """The incremental-update prompt: instructions, current summary, new turns.
+
+    Layout (read by the stub summarisers in :mod:`kit.llm`)::
+
+        <instructions>
+
+        Current summary:
+        <summary, or (none)>
+
+        New turns:
+        role: content
+        ...
+    """
+    return (f"{instructions}\n\n{SUMMARY_HEADER}{summary or NO_SUMMARY}\n\n"
+            f"{TURNS_HEADER}{render(list(turns))}")
+
+
+def split_for_compaction(turns: Sequence[Message], keep_recent: int
+                         ) -> tuple[list[Message], list[Message]]:
+    """Split turns into (old, recent): the newest ``keep_recent`` stay verbatim.
+
+    If the recent part would start with an assistant message, the split moves back so
+    that its question stays with it (recent then holds more than ``keep_recent``).
+    ``keep_recent=0`` folds everything. Returns new lists; ``turns`` is not changed.
+    """
+    split = len(turns) - keep_recent
+    if split <= 0:
+        return [], list(turns)
+    while 0 < split < len(turns) and turns[split].role == "assistant":
+        split -= 1
+    return list(turns[:split]), list(turns[split:])
+
+
+class SummaryMemory(BudgetedMemory):
+    """Recent turns verbatim; older turns folded into a running summary.
+
+    ``summariser``: a prompt model ``str -> str``; ``budget``: int > 0 in the measure's
+    unit; ``keep_recent``: even int >= 0, turns always kept verbatim; ``measure``:
+    ``str -> int``; ``prompt``: the summarisation instructions; ``system``: a system
+    prompt, never evicted. Raises TypeError/ValueError naming a bad argument
+    (including an odd ``keep_recent``: the verbatim part would start with a reply).
+    """
+
+    name = "summary memory"
+
+    def __init__(self, summariser: PromptModel, budget: int = 3000, keep_recent: int = 6,
+                 measure: Measure = approx_tokens, prompt: str = SUMMARY_PROMPT,
+                 system: str | None = None) -> None:
+        if not callable(summariser):
+            raise TypeError(f"summariser must be callable str -> str, got {summariser!r}")
+        check_int("keep_recent", keep_recent, 0)
+        if keep_recent % 2:
+            raise ValueError(f"keep_recent must be even, so the verbatim turns start with a "
+                             f"user message; got {keep_recent}")
+        super().__init__(budget, measure, system)
+        self.summariser, self.keep_recent, self.prompt = summariser, keep_recent, prompt
+        self.summary, self.summary_tokens = "", 0
+        self.compactions = 0
+
+    @property
+    def size(self) -> int:
+        """System prompt + summary + verbatim turns, in ``unit``."""
+        return self.fixed_tokens + self.summary_tokens + self.turn_tokens
+
+    def _blocks(self) -> list[str]:
+        return [f"{SUMMARY_TITLE}\n{self.summary}"] if self.summary else []
+
+    def _after_append(self) -> dict:
+        if self.size <= self.budget:
+            return {}
+        old, recent = split_for_compaction(self.turns, self.keep_recent)
+        if not old:
+            return {"note": f"over budget, but nothing is older than keep_recent={self.keep_recent}"}
+        new_summary = self.summariser(build_summary_prompt(self.summary, old, self.prompt))
+        if not isinstance(new_summary, str):
+            raise TypeError(f"summariser must return str, got {type(new_summary).__name__}")
+        new_summary = new_summary.strip()
+        new_tokens = self.measure(new_summary)
+        # Commit: only now that the summariser has returned.
+        self.summary, self.summary_tokens, self.turns = new_summary, new_tokens, recent
+        self.turn_tokens -= sum(m.tokens for m in old)
+        self.compactions += 1
+        note = f"turns {old[0].number}-{old[-1].number} folded into the summary"
+        if self.size > self.budget:
+            note += f"; still over budget: keep_recent={self.keep_recent} wins"
+        return {"action": "compacted", "moved": tuple(m.number for m in old), "note": note}

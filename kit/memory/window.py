@@ -1,0 +1,71 @@
+"""Sliding windows: keep the newest messages, forget the rest completely (lesson 02).
+
+- :class:`SlidingWindow` keeps at most ``max_messages`` messages.
+- :class:`TokenWindow` keeps the newest messages whose sizes fit a token ``budget``.
+
+Both keep the system prompt, and neither lets the window start with an assistant
+message when it could start with a user one: a reply without its question confuses
+the model, so when the window slides past a question its orphaned reply is evicted
+too (and the trace says so). A conversation that opens with an assistant greeting
+keeps it until the window first slides.
+Source: seed 001 ("keep only the last N messages") and seed 000.
+"""
+from __future__ import annotations
+
+from kit.memory.base import BudgetedMemory, Memory, check_int
+from kit.messages import Message
+from kit.tokens import Measure, approx_tokens
+
+__all__ = ["SlidingWindow", "TokenWindow", "orphan_reply"]
+
+
+def orphan_reply(turns: list[Message]) -> bool:
+    """True if ``turns`` starts with an assistant message and a user message follows."""
+    return bool(turns) and turns[0].role == "assistant" and any(m.role == "user" for m in turns)
+
+
+def _slide(memory: Memory, count: int, why: str) -> dict:
+    """Evict the ``count`` oldest turns, then an orphaned reply; return trace fields."""
+    if count <= 0:
+        return {}
+    moved = memory._evict(count)
+    if orphan_reply(memory.turns):
+        moved += memory._evict(1)
+        why += "; dropped a reply whose question had left"
+    return {"action": "evicted", "moved": moved, "note": why}
+
+
+class SlidingWindow(Memory):
+    """The newest ``max_messages`` messages (int >= 1), plus the system prompt.
+
+    Raises ValueError/TypeError for a bad ``max_messages``.
+    """
+
+    name = "sliding window"
+
+    def __init__(self, max_messages: int = 6, measure: Measure = approx_tokens,
+                 system: str | None = None) -> None:
+        self.max_messages = check_int("max_messages", max_messages, 1)
+        super().__init__(measure, system)
+
+    def _after_append(self) -> dict:
+        return _slide(self, len(self.turns) - self.max_messages,
+                      f"over {self.max_messages} messages")
+
+
+class TokenWindow(BudgetedMemory):
+    """The newest messages that fit ``budget`` (in the measure's unit), plus the system prompt.
+
+    ``TokenWindow(budget, measure=approx_tokens, system=None)``. The system prompt
+    counts against the budget; bad budgets and oversized messages raise as described
+    in :class:`~kit.memory.base.BudgetedMemory`.
+    """
+
+    name = "token window"
+
+    def _after_append(self) -> dict:
+        count, size = 0, self.size
+        while size > self.budget:
+            size -= self.turns[count].tokens
+            count += 1
+        return _slide(self, count, f"over budget ({self.budget} {self.unit})")

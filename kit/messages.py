@@ -1,0 +1,71 @@
+"""Chat messages: a role, a text, and a size measured once.
+
+A :class:`Message` is immutable. Its ``tokens`` field is filled when it is created
+(by :func:`make_message`), in the unit of the measure that was used, and never
+recomputed: memories keep running totals of these numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kit.tokens import Measure
+
+__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat"]
+
+ROLES = ("system", "user", "assistant")
+TURN_ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message.
+
+    ``number``: 1-based position in the conversation (0 for a system message);
+    ``tokens``: size of ``content`` in the unit of the measure that built it.
+    """
+
+    role: str
+    content: str
+    tokens: int
+    number: int = 0
+
+    def line(self) -> str:
+        """The message as one transcript line, ``"role: content"``."""
+        return f"{self.role}: {self.content}"
+
+    def chat(self) -> dict[str, str]:
+        """The message as an OpenAI-style chat dict ``{"role", "content"}``."""
+        return {"role": self.role, "content": self.content}
+
+
+def check_role(role: object, allowed: tuple[str, ...] = TURN_ROLES) -> str:
+    """Return ``role`` if it is one of ``allowed``; else raise ValueError naming it."""
+    if role not in allowed:
+        raise ValueError(f"role must be one of {', '.join(allowed)}; got {role!r}")
+    return role  # type: ignore[return-value]
+
+
+def make_message(role: str, content: str, measure: Measure, number: int = 0,
+                 allowed: tuple[str, ...] = TURN_ROLES) -> Message:
+    """Validate and measure a message (one call to ``measure``).
+
+    Raises ValueError for a role not in ``allowed``, TypeError for non-string content,
+    and TypeError/ValueError if the measure returns something other than an int >= 0.
+    """
+    check_role(role, allowed)
+    if not isinstance(content, str):
+        raise TypeError(f"content must be str, got {type(content).__name__}: {content!r:.60}")
+    tokens = measure(content)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise ValueError(f"measure must return an int >= 0, got {tokens!r} for {content!r:.40}")
+    return Message(role, content, tokens, number)
+
+
+def render(messages: list[Message]) -> str:
+    """Messages as transcript lines, one ``"role: content"`` per line."""
+    return "\n".join(m.line() for m in messages)
+
+
+def as_chat(messages: list[Message]) -> list[dict[str, str]]:
+    """Messages as a list of chat dicts (a new list; the messages are not changed)."""
+    return [m.chat() for m in messages]

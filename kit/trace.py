@@ -1,0 +1,89 @@
+"""Tables for traces: HTML in Jupyter (text escaped), aligned plain text in a terminal.
+
+:class:`Table` holds column names and rows of plain values; :func:`trace_table` turns
+a memory's :class:`~kit.memory.base.TraceEvent` list into one, with the size unit in
+the column names.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from kit.memory.base import TraceEvent
+
+__all__ = ["Table", "trace_table", "describe_event", "span"]
+
+
+class Table:
+    """A small table: ``Table(["a", "b"], [[1, 2], [3, 4]])``.
+
+    Displays as HTML in Jupyter (every cell escaped with ``html.escape``) and as aligned
+    text with ``str()``/``print``. Raises ValueError if a row's length differs from the
+    number of columns.
+    """
+
+    def __init__(self, columns: Sequence[str], rows: Iterable[Sequence[object]],
+                 title: str = "") -> None:
+        self.columns = [str(c) for c in columns]
+        self.rows = [list(r) for r in rows]
+        self.title = title
+        for i, row in enumerate(self.rows):
+            if len(row) != len(self.columns):
+                raise ValueError(f"row {i} has {len(row)} cells, expected {len(self.columns)}")
+
+    def column(self, name: str) -> list[object]:
+        """The values of one column. Raises KeyError naming an unknown column."""
+        if name not in self.columns:
+            raise KeyError(f"no column {name!r}; columns are {self.columns}")
+        i = self.columns.index(name)
+        return [row[i] for row in self.rows]
+
+    def __str__(self) -> str:
+        cells = [self.columns] + [[str(v) for v in row] for row in self.rows]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.columns))]
+        lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(([self.title] if self.title else []) + lines)
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                       for row in self.rows)
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def span(numbers: Sequence[int]) -> str:
+    """Message numbers as a short range: (1, 2, 3) -> "1-3", (4,) -> "4", () -> ""."""
+    if not numbers:
+        return ""
+    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
+        return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(map(str, numbers))
+
+
+def describe_event(event: TraceEvent) -> str:
+    """One phrase for what an add did: "no", "yes: turns 1-2 folded ...", "evicted 1-2"."""
+    if event.action == "compacted":
+        return f"yes: {event.note}"
+    if event.action == "evicted":
+        return f"evicted {span(event.moved)} ({event.note})"
+    if event.action == "failed":
+        return f"failed: {event.note}"
+    return f"no ({event.note})" if event.note else "no"
+
+
+def trace_table(events: Sequence[TraceEvent], title: str = "") -> Table:
+    """One row per add: message, role, its size, turns, context size before and after.
+
+    Units come from the events (e.g. "size (words)").
+    """
+    unit = events[0].unit if events else "tokens"
+    columns = ["message", "role", f"message ({unit})", "turns", f"size ({unit})",
+               f"after ({unit})", "compaction / eviction"]
+    rows = [[e.message, e.role, e.tokens, e.turns_before, e.size_before, e.size_after,
+             describe_event(e)] for e in events]
+    return Table(columns, rows, title)

@@ -1,0 +1,65 @@
+"""An interactive explorer of summary memory: sliders for budget and keep_recent.
+
+The logic lives in :func:`explore_summary` (tested); :func:`summary_explorer` only
+wires ipywidgets sliders to it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kit.conversations import Turn, replay
+from kit.llm import fact_listing_summariser
+from kit.memory import FullHistory, SummaryMemory
+from kit.tokens import Measure, count_words
+from kit.trace import Table, trace_table
+
+__all__ = ["explore_summary", "summary_explorer"]
+
+
+def explore_summary(turns: Sequence[Turn], budget: int, keep_recent: int,
+                    measure: Measure = count_words, summariser=fact_listing_summariser
+                    ) -> tuple[Table, dict[str, list[int]], SummaryMemory]:
+    """Replay ``turns`` into a fresh SummaryMemory and a FullHistory.
+
+    Returns (trace table, ``{"full history": sizes, "summary memory": sizes}`` in the
+    measure's unit, the memory). Raises what SummaryMemory raises for bad arguments.
+    """
+    memory = SummaryMemory(summariser, budget=budget, keep_recent=keep_recent, measure=measure)
+    full = FullHistory(measure=measure)
+    events = replay(memory, turns)
+    sizes = {"full history": [e.size_after for e in replay(full, turns)],
+             "summary memory": [e.size_after for e in events]}
+    return trace_table(events, f"budget={budget}, keep_recent={keep_recent}"), sizes, memory
+
+
+def summary_explorer(turns: Sequence[Turn], budget: int = 20, keep_recent: int = 2,
+                     measure: Measure = count_words):
+    """Sliders for budget (1-200) and keep_recent (0-10, even) redrawing trace and plot."""
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from kit.plots import plot_sizes
+
+    budget_slider = widgets.IntSlider(value=budget, min=1, max=200, description="budget")
+    keep_slider = widgets.IntSlider(value=keep_recent, min=0, max=10, step=2,
+                                    description="keep_recent")
+    out = widgets.Output()
+
+    def redraw(_=None):
+        out.clear_output(wait=True)
+        with out:
+            try:
+                table, sizes, memory = explore_summary(turns, budget_slider.value,
+                                                       keep_slider.value, measure)
+            except ValueError as exc:
+                print(f"not allowed: {exc}")
+                return
+            display(table)
+            plot_sizes(sizes, memory.unit, budget_slider.value)
+            plt.show()
+
+    budget_slider.observe(redraw, names="value")
+    keep_slider.observe(redraw, names="value")
+    redraw()
+    return widgets.VBox([widgets.HBox([budget_slider, keep_slider]), out])

@@ -1,0 +1,177 @@
+"""Unit tests of kit/llm.py: the deterministic model stubs and the summary-prompt parser.
+
+Prompts are built with the real :func:`kit.memory.build_summary_prompt`, so a change of
+layout on either side (prompt builder or parser) breaks these tests.
+"""
+import pytest
+
+from kit.llm import (CountingLLM, FailingLLM, ScriptedLLM, ScriptExhaustedError,
+                     fact_listing_summariser, gist_summariser, parse_summary_prompt,
+                     prompt_following_summariser)
+from kit.memory import CARELESS_PROMPT, SUMMARY_PROMPT, build_summary_prompt
+from kit.messages import make_message
+from kit.tokens import approx_tokens, count_words
+
+LAPTOP = [("user", "I need a laptop under Rs 60000"),
+          ("assistant", "For coding or gaming?"),
+          ("user", "Coding, and it must weigh under 1.5 kg"),
+          ("assistant", "Try the Zenbook 14 at Rs 57990")]
+FIRST_SUMMARY = "I need a laptop under Rs 60000; For coding or gaming?"
+
+
+def messages(turns, start=1):
+    return [make_message(role, text, count_words, n) for n, (role, text) in
+            enumerate(turns, start)]
+
+
+def prompt(summary, turns, instructions=SUMMARY_PROMPT):
+    return build_summary_prompt(summary, messages(turns), instructions)
+
+
+# --- ScriptedLLM ----------------------------------------------------------------------
+
+def test_scripted_replies_in_order_and_records_prompts():
+    model = ScriptedLLM(["first", "second", "third"])
+    assert model("p1") == "first"
+    assert model("you are terse", "p2") == "second"        # chat shape: (system, user)
+    assert model("p3") == "third"
+    assert model.prompts == ["p1", "p2", "p3"]
+
+
+def test_scripted_exhausted_names_the_call_number():
+    model = ScriptedLLM(["only"])
+    model("a")
+    with pytest.raises(ScriptExhaustedError, match=r"has 1 replies but call 2") as error:
+        model("the second prompt")
+    assert "the second prompt" in str(error.value)
+    assert model.prompts == ["a"]
+
+
+def test_scripted_exhausted_names_each_call_number():
+    # kit/llm.py ScriptedLLM.__call__ numbers calls by len(self.prompts) + 1, and a
+    # failed call is not recorded, so every call after the script ran out repeats the
+    # number of the first one ("call 1" twice here).
+    model = ScriptedLLM([])
+    with pytest.raises(ScriptExhaustedError, match="call 1"):
+        model("x")
+    with pytest.raises(ScriptExhaustedError, match="call 2"):
+        model("y")
+
+
+def test_scripted_rejects_bad_replies_and_arguments():
+    with pytest.raises(TypeError, match="replies must be strings"):
+        ScriptedLLM(["ok", 3])
+    model = ScriptedLLM(["ok"])
+    with pytest.raises(TypeError):
+        model()
+    with pytest.raises(TypeError):
+        model("system", None)
+    assert model.prompts == []
+
+
+# --- parse_summary_prompt -----------------------------------------------------------------
+
+def test_parse_prompt_without_a_summary():
+    assert parse_summary_prompt(prompt("", LAPTOP[:2])) == ("", [LAPTOP[0][1], LAPTOP[1][1]])
+
+
+def test_parse_prompt_with_a_summary():
+    assert parse_summary_prompt(prompt(FIRST_SUMMARY, LAPTOP[2:])) == (
+        FIRST_SUMMARY, [LAPTOP[2][1], LAPTOP[3][1]])
+
+
+def test_parse_keeps_colons_inside_a_turn():
+    turns = [("user", "Order: 88412, time: 10:30")]
+    assert parse_summary_prompt(prompt("", turns)) == ("", ["Order: 88412, time: 10:30"])
+
+
+@pytest.mark.parametrize("text", ["Summarise this: user: hi", "Current summary:\n(none)",
+                                  "New turns:\nuser: hi", ""])
+def test_parse_rejects_a_non_summary_prompt(text):
+    with pytest.raises(ValueError, match="not a summary prompt"):
+        parse_summary_prompt(text)
+
+
+# --- summarisers ----------------------------------------------------------------------------
+
+def test_fact_listing_reproduces_the_seed_summary():
+    assert fact_listing_summariser(prompt("", LAPTOP[:2])) == FIRST_SUMMARY
+
+
+def test_fact_listing_is_incremental():
+    assert fact_listing_summariser(prompt(FIRST_SUMMARY, LAPTOP[2:])) == (
+        FIRST_SUMMARY + "; Coding, and it must weigh under 1.5 kg; Try the Zenbook 14 at Rs 57990")
+
+
+def test_gist_drops_numbers_and_cuts_to_four_words():
+    assert gist_summariser(prompt("", LAPTOP[:2])) == "I need a laptop; For coding or gaming?"
+    assert gist_summariser(prompt("", LAPTOP[2:])) == "Coding, and it must; Try the Zenbook at"
+    assert gist_summariser(prompt("", LAPTOP[2:]), words_per_turn=2) == "Coding, and; Try the"
+
+
+def test_gist_keeps_the_previous_summary_and_skips_empty_gists():
+    turns = [("user", "88412"), ("assistant", "Noted, thanks")]
+    assert gist_summariser(prompt("old summary 1", turns)) == "old summary 1; Noted, thanks"
+
+
+def test_prompt_following_keeps_facts_when_asked():
+    turns = LAPTOP + [("user", "I am allergic to peanuts"), ("assistant", "Have a nice day!")]
+    assert prompt_following_summariser(prompt("earlier", turns)) == "; ".join(
+        ["earlier", LAPTOP[0][1], LAPTOP[2][1], LAPTOP[3][1], "I am allergic to peanuts"])
+
+
+def test_prompt_following_is_careless_under_a_careless_prompt():
+    careless = prompt("", LAPTOP, CARELESS_PROMPT)
+    expected = "I need a laptop; For coding or gaming?; Coding, and it must; Try the Zenbook at"
+    assert prompt_following_summariser(careless) == expected == gist_summariser(careless)
+    assert "60000" not in expected and "57990" not in expected
+
+
+# --- FailingLLM -------------------------------------------------------------------------------
+
+def test_failing_fails_only_on_chosen_calls():
+    inner = ScriptedLLM(["r1", "r3"])
+    model = FailingLLM(inner, fail_on={2})
+    assert model("p1") == "r1"
+    with pytest.raises(TimeoutError, match="model timed out"):
+        model("p2")
+    assert model("sys", "p3") == "r3"
+    assert model.calls == 3
+    assert inner.prompts == ["p1", "p3"]                  # the failed call never reached it
+
+
+def test_failing_with_fail_on_none_always_fails():
+    inner = ScriptedLLM(["never"])
+    model = FailingLLM(inner)
+    for _ in range(3):
+        with pytest.raises(TimeoutError):
+            model("p")
+    assert (model.calls, inner.prompts) == (3, [])
+
+
+def test_failing_raises_a_custom_error():
+    error = ConnectionError("rate limited")
+    model = FailingLLM(fail_on=[1], error=error)
+    with pytest.raises(ConnectionError) as raised:
+        model("p")
+    assert raised.value is error
+    with pytest.raises(RuntimeError, match="no model to answer call 2"):
+        model("p")
+
+
+# --- CountingLLM -------------------------------------------------------------------------------
+
+def test_counting_counts_calls_and_words_exactly():
+    model = CountingLLM(ScriptedLLM(["four words reply here", "ok"]), measure=count_words)
+    assert model("be brief", "what laptop should I buy") == "four words reply here"
+    assert (model.calls, model.prompt_tokens, model.reply_tokens) == (1, 2 + 5, 4)
+    model("one more question")
+    assert (model.calls, model.prompt_tokens, model.reply_tokens) == (2, 10, 5)
+
+
+def test_counting_defaults_to_approx_tokens():
+    model = CountingLLM(lambda text: "x" * 9)
+    model("y" * 12)
+    assert (model.calls, model.prompt_tokens, model.reply_tokens) == (
+        1, approx_tokens("y" * 12), 2)
+    assert model.prompt_tokens == 3

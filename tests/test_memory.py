@@ -1,0 +1,220 @@
+"""Memories: full history, windows and summary memory, with the seed-000 figures."""
+import pytest
+
+from kit.conversations import LAPTOP_TURNS, laptop_memory, replay, shopping_chat
+from kit.llm import FailingLLM, ScriptedLLM, fact_listing_summariser
+from kit.memory import (FullHistory, SlidingWindow, SummaryMemory, TokenWindow,
+                        split_for_compaction)
+from kit.messages import make_message
+from kit.tokens import CallCounter, approx_tokens, count_words
+
+
+def snapshot(memory):
+    return (list(memory.turns), memory.turn_tokens, getattr(memory, "summary", None),
+            memory.added, len(memory.trace))
+
+
+# -- the seed's laptop trace -----------------------------------------------------------
+def test_laptop_trace_has_the_published_figures():
+    memory = laptop_memory()
+    assert [e.size_before for e in memory.trace] == [7, 11, 19, 26]
+    assert [e.turns_before for e in memory.trace] == [1, 2, 3, 4]
+    assert [e.compacted for e in memory.trace] == [False, False, False, True]
+    assert memory.trace[-1].moved == (1, 2)
+    assert memory.summary == "I need a laptop under Rs 60000; For coding or gaming?"
+    assert (memory.summary_tokens, memory.turn_tokens, memory.size) == (11, 15, 26)
+    assert memory.context() == (
+        "Summary of earlier conversation:\n"
+        "I need a laptop under Rs 60000; For coding or gaming?\n\n"
+        "user: Coding, and it must weigh under 1.5 kg\n"
+        "assistant: Try the Zenbook 14 at Rs 57990")
+    assert "keep_recent=2 wins" in memory.trace[-1].note
+
+
+def test_summary_messages_form():
+    assert laptop_memory().messages() == [
+        {"role": "system", "content": "Summary of earlier conversation:\n"
+                                      "I need a laptop under Rs 60000; For coding or gaming?"},
+        {"role": "user", "content": "Coding, and it must weigh under 1.5 kg"},
+        {"role": "assistant", "content": "Try the Zenbook 14 at Rs 57990"}]
+
+
+# -- full history and windows -----------------------------------------------------------
+def test_full_history_keeps_everything_and_system_first():
+    memory = FullHistory(measure=count_words, system="Be brief.")
+    replay(memory, LAPTOP_TURNS)
+    assert len(memory) == 4 and memory.size == 2 + 26
+    assert memory.messages()[0] == {"role": "system", "content": "Be brief."}
+    assert memory.context().startswith("system: Be brief.\n\nuser: I need a laptop")
+
+
+def test_sliding_window_keeps_newest_and_system():
+    memory = SlidingWindow(max_messages=2, measure=count_words, system="Be brief.")
+    events = replay(memory, LAPTOP_TURNS)
+    assert [m.number for m in memory.turns] == [3, 4]
+    # message 3 pushes out 1; reply 2 would then open the window, so it goes too
+    assert events[2].moved == (1, 2) and events[2].action == "evicted"
+    assert events[3].moved == ()
+    assert memory.system.content == "Be brief."
+    assert memory.size == 2 + 8 + 7
+
+
+def test_sliding_window_drops_orphaned_reply():
+    memory = SlidingWindow(max_messages=3, measure=count_words)
+    events = replay(memory, LAPTOP_TURNS)
+    # after message 4 the newest three start with the assistant's reply 2: it goes too
+    assert [m.number for m in memory.turns] == [3, 4]
+    assert events[3].moved == (1, 2) and "reply" in events[3].note
+
+
+def test_window_keeps_opening_greeting_until_it_slides():
+    memory = SlidingWindow(max_messages=4, measure=count_words)
+    replay(memory, [("assistant", "Hello! How can I help?"), ("user", "Hi")])
+    assert [m.role for m in memory.turns] == ["assistant", "user"]
+
+
+def test_token_window_fits_budget():
+    memory = TokenWindow(budget=20, measure=count_words)
+    events = replay(memory, LAPTOP_TURNS)
+    assert [e.size_after for e in events] == [7, 11, 19, 15]
+    assert [m.number for m in memory.turns] == [3, 4]
+    for e in events:
+        assert e.size_after <= 20
+
+
+def test_token_window_exact_fit_is_kept():
+    memory = TokenWindow(budget=11, measure=count_words)
+    replay(memory, LAPTOP_TURNS[:2])
+    assert memory.size == 11 and len(memory) == 2
+
+
+@pytest.mark.parametrize("cls", [TokenWindow, SummaryMemory])
+def test_message_larger_than_budget_raises_and_changes_nothing(cls):
+    args = (fact_listing_summariser,) if cls is SummaryMemory else ()
+    memory = cls(*args, budget=10, measure=count_words)
+    memory.add("user", "short one")
+    before = snapshot(memory)
+    with pytest.raises(ValueError, match="message 2 has 11 words"):
+        memory.add("user", " ".join(["word"] * 11))
+    assert snapshot(memory) == before
+
+
+# -- bad input ----------------------------------------------------------------------------
+@pytest.mark.parametrize("factory", [
+    lambda: FullHistory(), lambda: SlidingWindow(2), lambda: TokenWindow(50),
+    lambda: SummaryMemory(fact_listing_summariser, budget=50)])
+def test_bad_messages_raise_and_change_nothing(factory):
+    memory = factory()
+    memory.add("user", "hello")
+    before = snapshot(memory)
+    with pytest.raises(ValueError, match="'robot'"):
+        memory.add("robot", "hi")
+    with pytest.raises(ValueError, match="'system'"):
+        memory.add("system", "new rules")
+    with pytest.raises(TypeError, match="int"):
+        memory.add("user", 42)
+    assert snapshot(memory) == before
+
+
+@pytest.mark.parametrize("kwargs, error, text", [
+    ({"budget": 0}, ValueError, "budget must be >= 1, got 0"),
+    ({"budget": -5}, ValueError, "got -5"),
+    ({"budget": 2.5}, TypeError, "budget must be an int"),
+    ({"keep_recent": -2}, ValueError, "keep_recent must be >= 0, got -2"),
+    ({"keep_recent": 3}, ValueError, "keep_recent must be even.*got 3"),
+    ({"budget": 3, "system": "a long system prompt"}, ValueError, "leaves no room"),
+])
+def test_bad_summary_memory_arguments(kwargs, error, text):
+    with pytest.raises(error, match=text):
+        SummaryMemory(fact_listing_summariser, measure=count_words, **kwargs)
+
+
+def test_bad_window_arguments():
+    with pytest.raises(ValueError, match="max_messages must be >= 1, got 0"):
+        SlidingWindow(0)
+    with pytest.raises(TypeError, match="summariser must be callable"):
+        SummaryMemory("not a model")
+
+
+# -- summary memory mechanics ------------------------------------------------------------------
+def test_split_for_compaction():
+    turns = [make_message(r, t, count_words, i + 1) for i, (r, t) in enumerate(LAPTOP_TURNS)]
+    assert [[m.number for m in part] for part in split_for_compaction(turns, 2)] == [[1, 2], [3, 4]]
+    assert [[m.number for m in part] for part in split_for_compaction(turns, 0)] == [[1, 2, 3, 4], []]
+    assert [[m.number for m in part] for part in split_for_compaction(turns, 6)] == [[], [1, 2, 3, 4]]
+    # recent would start with reply 2: the split moves back so its question stays
+    assert [[m.number for m in part] for part in split_for_compaction(turns[:3], 2)] == [[], [1, 2, 3]]
+
+
+def test_compaction_is_incremental():
+    model = ScriptedLLM(["S1", "S2"])
+    memory = SummaryMemory(model, budget=20, keep_recent=2, measure=count_words)
+    replay(memory, LAPTOP_TURNS + [("user", "Does it have a backlit keyboard and two USB-C ports?"),
+                                   ("assistant", "Yes, both, and the battery lasts about ten hours.")])
+    assert memory.compactions == 2
+    first, second = model.prompts
+    assert "(none)" in first and "user: I need a laptop under Rs 60000" in first
+    # the second call sees the previous summary and only the newly evicted turns
+    assert "Current summary:\nS1\n" in second
+    assert "I need a laptop" not in second and "user: Coding, and it must weigh" in second
+    assert "backlit" not in second
+
+
+def test_no_compaction_without_anything_older_than_keep_recent():
+    memory = SummaryMemory(fact_listing_summariser, budget=10, keep_recent=4, measure=count_words)
+    events = replay(memory, LAPTOP_TURNS[:2])
+    assert memory.compactions == 0 and events[1].size_after == 11
+    assert "nothing is older than keep_recent=4" in events[1].note
+
+
+@pytest.mark.parametrize("fail_on", [1, 2])
+def test_failing_summariser_loses_nothing(fail_on):
+    turns = shopping_chat(30)
+    model = FailingLLM(fact_listing_summariser, fail_on={fail_on})
+    memory = SummaryMemory(model, budget=60, keep_recent=2)
+    reference = SummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
+    failed_at = None
+    for i, (role, text) in enumerate(turns):
+        reference.add(role, text)
+        before = (memory.summary, list(memory.turns))
+        try:
+            memory.add(role, text)
+        except TimeoutError:
+            failed_at = i
+            assert memory.summary == before[0]
+            assert memory.turns == before[1] + [memory.turns[-1]]
+            assert memory.turns[-1].content == text
+            assert memory.trace[-1].action == "failed" and "TimeoutError" in memory.trace[-1].note
+    assert failed_at is not None
+    # every message is either in the summary or verbatim: nothing lost
+    everything = memory.summary + memory.context()
+    for _, text in turns:
+        assert text in everything
+    assert memory.compactions >= 1 and reference.summary.startswith(memory.summary[:40])
+
+
+def test_summariser_returning_non_string_changes_nothing():
+    memory = SummaryMemory(lambda prompt: None, budget=20, keep_recent=2, measure=count_words)
+    replay(memory, LAPTOP_TURNS[:3])
+    with pytest.raises(TypeError, match="must return str"):
+        memory.add(*LAPTOP_TURNS[3])
+    assert memory.summary == "" and len(memory.turns) == 4 and memory.size == 26
+
+
+def test_measure_called_once_per_message_and_summary():
+    counter = CallCounter(approx_tokens)
+    memory = SummaryMemory(fact_listing_summariser, budget=80, keep_recent=2, measure=counter)
+    replay(memory, shopping_chat(200))
+    assert counter.calls == 200 + memory.compactions
+    assert memory.turn_tokens == sum(approx_tokens(m.content) for m in memory.turns)
+    assert memory.summary_tokens == approx_tokens(memory.summary)
+
+
+@pytest.mark.parametrize("factory", [lambda m: FullHistory(m), lambda m: SlidingWindow(4, m),
+                                     lambda m: TokenWindow(60, m)])
+def test_running_totals_match_a_recount(factory):
+    counter = CallCounter(approx_tokens)
+    memory = factory(counter)
+    replay(memory, shopping_chat(120))
+    assert counter.calls == 120
+    assert memory.size == sum(approx_tokens(m.content) for m in memory.turns)

@@ -1,0 +1,79 @@
+"""Trace tables, the seed table, plots and the explorer's logic."""
+import matplotlib
+
+matplotlib.use("Agg")
+import pytest
+
+from kit.conversations import LAPTOP_TURNS, laptop_trace
+from kit.memory import TraceEvent
+from kit.trace import Table, describe_event, span, trace_table
+from kit.widgets import explore_summary
+
+
+def test_table_text_and_html_escape_user_text():
+    table = Table(["who", "text"], [["user", "<script>alert(1)</script> & co"]], "T")
+    text = str(table)
+    assert text.splitlines() == ["T", "who   text", "----  ------------------------------",
+                                 "user  <script>alert(1)</script> & co"]
+    html = table._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in html
+    assert table.column("who") == ["user"]
+    with pytest.raises(KeyError, match="'nope'"):
+        table.column("nope")
+    with pytest.raises(ValueError, match="row 0 has 1 cells, expected 2"):
+        Table(["a", "b"], [[1]])
+
+
+def test_span():
+    assert (span(()), span((4,)), span((1, 2, 3)), span((1, 3))) == ("", "4", "1-3", "1, 3")
+
+
+def test_laptop_table_matches_seed():
+    table = laptop_trace()
+    assert table.columns == ["after adding", "turns", "size (words)", "compaction?"]
+    assert table.column("size (words)") == [7, 11, 19, 26]
+    assert table.column("turns") == [1, 2, 3, 4]
+    compaction = table.column("compaction?")
+    assert [c.startswith("no") for c in compaction] == [True, True, True, False]
+    assert compaction[3] == "yes: turns 1-2 folded into the summary"
+
+
+def test_trace_table_units_and_descriptions():
+    events = [TraceEvent(1, "user", 3, 3, 3, 1, 1, "words"),
+              TraceEvent(2, "user", 4, 7, 4, 2, 1, "words", "evicted", (1,), "over budget"),
+              TraceEvent(3, "user", 1, 5, 5, 2, 2, "words", "failed", (), "TimeoutError: x")]
+    table = trace_table(events)
+    assert "size (words)" in table.columns and "message (words)" in table.columns
+    assert table.column("compaction / eviction") == ["no", "evicted 1 (over budget)",
+                                                     "failed: TimeoutError: x"]
+    assert describe_event(TraceEvent(1, "user", 1, 1, 1, 1, 1, "tokens", "compacted", (1,), "n")) == "yes: n"
+
+
+def test_explore_summary_logic():
+    table, sizes, memory = explore_summary(LAPTOP_TURNS, budget=20, keep_recent=2)
+    assert sizes == {"full history": [7, 11, 19, 26], "summary memory": [7, 11, 19, 26]}
+    assert memory.compactions == 1 and table.column("size (words)") == [7, 11, 19, 26]
+    _, sizes, memory = explore_summary(LAPTOP_TURNS, budget=10, keep_recent=0)
+    # keep_recent=0 folds every turn as soon as the budget is passed; the fact-listing
+    # stub keeps every word, so the size stays that of the full history
+    assert memory.compactions == 3 and memory.turns == []
+    assert sizes["summary memory"] == [7, 11, 19, 26] and memory.summary_tokens == 26
+    with pytest.raises(ValueError, match="keep_recent must be even"):
+        explore_summary(LAPTOP_TURNS, budget=20, keep_recent=1)
+
+
+def test_plots_draw_one_line_per_strategy():
+    from kit.plots import plot_costs, plot_sizes
+    ax = plot_sizes({"a": [1, 2, 3], "b": [1, 1, 1]}, "words", budget=2)
+    assert len(ax.get_lines()) == 3 and ax.get_ylabel() == "context size (words)"
+    ax = plot_costs({"a": [1, 3, 6]})
+    assert list(ax.get_lines()[0].get_ydata()) == [1, 3, 6]
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_summary_explorer_builds_widgets():
+    from kit.widgets import summary_explorer
+    box = summary_explorer(LAPTOP_TURNS)
+    budget, keep = box.children[0].children
+    assert (budget.value, keep.value, keep.step) == (20, 2, 2)
