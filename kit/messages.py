@@ -6,11 +6,12 @@ recomputed: memories keep running totals of these numbers.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kit.tokens import Measure
 
-__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat"]
+__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat", "span"]
 
 ROLES = ("system", "user", "assistant")
 TURN_ROLES = ("user", "assistant")
@@ -69,3 +70,12 @@ def render(messages: list[Message]) -> str:
 def as_chat(messages: list[Message]) -> list[dict[str, str]]:
     """Messages as a list of chat dicts (a new list; the messages are not changed)."""
     return [m.chat() for m in messages]
+
+
+def span(numbers: Sequence[int]) -> str:
+    """Message numbers as a short range: (1, 2, 3) -> "1-3", (4,) -> "4", () -> ""."""
+    if not numbers:
+        return ""
+    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
+        return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(map(str, numbers))

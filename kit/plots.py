@@ -14,6 +14,8 @@ def _axes(ax):
     if ax is None:
         import matplotlib.pyplot as plt
         _, ax = plt.subplots(figsize=(7, 3.5))
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # message and call numbers
     return ax
 
 

@@ -139,26 +139,25 @@ def tiktoken_counter(encoding: str | None = None) -> Measure:
     return count
 
 
-def count_chat_tokens(messages: Iterable[Mapping[str, str]],
-                      encoding: str | None = None) -> int:
+def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | None = None,
+                      measure: Measure | None = None) -> int:
     """Prompt tokens a chat request is billed for (OpenAI chat models, cookbook rule).
 
     ``messages``: ``[{"role": ..., "content": ..., "name"?: ...}, ...]``. Each message
     costs ``TOKENS_PER_MESSAGE`` (3) plus the tokens of its values, ``TOKENS_PER_NAME``
     (1) more if it has a name; the reply is primed with ``REPLY_PRIMING_TOKENS`` (3).
-    Raises TypeError for a message without string ``role`` and ``content``.
+    Values are counted with tiktoken in ``encoding``, or with ``measure`` if given
+    (any ``str -> int``, e.g. :func:`count_words` for hand-checkable examples).
+    Raises TypeError for a message that is not a mapping with str ``role`` and ``content``.
     """
-    enc = get_encoding(encoding)
+    count = measure if measure is not None else tiktoken_counter(encoding)
     total = REPLY_PRIMING_TOKENS
     for i, message in enumerate(messages):
         if (not isinstance(message, Mapping) or not isinstance(message.get("role"), str)
                 or not isinstance(message.get("content"), str)):
             raise TypeError(f"message {i} needs str 'role' and 'content', got {message!r:.80}")
-        total += TOKENS_PER_MESSAGE
-        for key, value in message.items():
-            total += len(enc.encode(str(value), disallowed_special=()))
-            if key == "name":
-                total += TOKENS_PER_NAME
+        total += TOKENS_PER_MESSAGE + sum(count(str(value)) for value in message.values())
+        total += TOKENS_PER_NAME if "name" in message else 0
     return total
 
 

@@ -10,6 +10,7 @@ import html
 from collections.abc import Iterable, Sequence
 
 from kit.memory.base import TraceEvent
+from kit.messages import span
 
 __all__ = ["Table", "trace_table", "describe_event", "span"]
 
@@ -54,15 +55,6 @@ class Table:
 
     def __repr__(self) -> str:
         return str(self)
-
-
-def span(numbers: Sequence[int]) -> str:
-    """Message numbers as a short range: (1, 2, 3) -> "1-3", (4,) -> "4", () -> ""."""
-    if not numbers:
-        return ""
-    if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
-        return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
-    return ", ".join(map(str, numbers))
 
 
 def describe_event(event: TraceEvent) -> str:

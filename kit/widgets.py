@@ -33,8 +33,11 @@ def explore_summary(turns: Sequence[Turn], budget: int, keep_recent: int,
 
 
 def summary_explorer(turns: Sequence[Turn], budget: int = 20, keep_recent: int = 2,
-                     measure: Measure = count_words):
-    """Sliders for budget (1-200) and keep_recent (0-10, even) redrawing trace and plot."""
+                     measure: Measure = count_words, summariser=fact_listing_summariser):
+    """Sliders for budget (1-200) and keep_recent (0-10, even) redrawing trace and plot.
+
+    Arguments as in :func:`explore_summary`; returns an ``ipywidgets.VBox``.
+    """
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
     from IPython.display import display
@@ -51,7 +54,7 @@ def summary_explorer(turns: Sequence[Turn], budget: int = 20, keep_recent: int =
         with out:
             try:
                 table, sizes, memory = explore_summary(turns, budget_slider.value,
-                                                       keep_slider.value, measure)
+                                                       keep_slider.value, measure, summariser)
             except ValueError as exc:
                 print(f"not allowed: {exc}")
                 return

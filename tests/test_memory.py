@@ -67,6 +67,21 @@ def test_sliding_window_drops_orphaned_reply():
     assert events[3].moved == (1, 2) and "reply" in events[3].note
 
 
+def test_token_window_drops_a_reply_orphaned_by_an_earlier_slide():
+    memory = TokenWindow(6, measure=count_words)
+    replay(memory, [("user", "one two three"), ("assistant", "four five six seven")])
+    event = memory.add("user", "eight")     # nothing over budget now, but reply 2 opens the window
+    assert [m.number for m in memory.turns] == [3]
+    assert event.moved == (2,) and "reply" in event.note
+
+
+def test_sliding_window_drops_every_leading_orphaned_reply():
+    memory = SlidingWindow(max_messages=3, measure=count_words)
+    replay(memory, [("user", "q"), ("assistant", "a"), ("assistant", "b"),
+                    ("assistant", "c"), ("user", "next")])
+    assert [(m.number, m.role) for m in memory.turns] == [(5, "user")]
+
+
 def test_window_keeps_opening_greeting_until_it_slides():
     memory = SlidingWindow(max_messages=4, measure=count_words)
     replay(memory, [("assistant", "Hello! How can I help?"), ("user", "Hi")])

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from kit.llm import NO_SUMMARY, SUMMARY_HEADER, TURNS_HEADER, PromptModel
 from kit.memory.base import BudgetedMemory, check_int
-from kit.messages import Message, render
+from kit.messages import Message, render, span
 from kit.tokens import Measure, approx_tokens
 
 __all__ = ["SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE",
@@ -124,7 +124,10 @@ class SummaryMemory(BudgetedMemory):
         self.summary, self.summary_tokens, self.turns = new_summary, new_tokens, recent
         self.turn_tokens -= sum(m.tokens for m in old)
         self.compactions += 1
-        note = f"turns {old[0].number}-{old[-1].number} folded into the summary"
-        if self.size > self.budget:
+        moved = tuple(m.number for m in old)
+        note = f"turn{'s' if len(moved) > 1 else ''} {span(moved)} folded into the summary"
+        if self.fixed_tokens + self.summary_tokens > self.budget:
+            note += "; still over budget: the summary alone is larger than the budget"
+        elif self.size > self.budget:
             note += f"; still over budget: keep_recent={self.keep_recent} wins"
-        return {"action": "compacted", "moved": tuple(m.number for m in old), "note": note}
+        return {"action": "compacted", "moved": moved, "note": note}

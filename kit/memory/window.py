@@ -25,14 +25,21 @@ def orphan_reply(turns: list[Message]) -> bool:
 
 
 def _slide(memory: Memory, count: int, why: str) -> dict:
-    """Evict the ``count`` oldest turns, then an orphaned reply; return trace fields."""
-    if count <= 0:
-        return {}
-    moved = memory._evict(count)
-    if orphan_reply(memory.turns):
+    """Evict the ``count`` oldest turns, then any reply left without its question.
+
+    The window has slid (in this add or an earlier one) once its first turn is no
+    longer message 1; from then on it must not open with an assistant message.
+    Returns the trace fields.
+    """
+    moved = memory._evict(count) if count > 0 else ()
+    notes = [why] if moved else []
+    orphans = 0
+    while memory.turns and memory.turns[0].number > 1 and orphan_reply(memory.turns):
         moved += memory._evict(1)
-        why += "; dropped a reply whose question had left"
-    return {"action": "evicted", "moved": moved, "note": why}
+        orphans += 1
+    if orphans:
+        notes.append("dropped a reply whose question had left")
+    return {"action": "evicted", "moved": moved, "note": "; ".join(notes)} if moved else {}
 
 
 class SlidingWindow(Memory):

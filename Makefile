@@ -1,0 +1,47 @@
+# Everyday commands. The virtualenv lives in .venv; pick the interpreter that
+# creates it with PYTHON, e.g. `PYTHON=python3.12 make test`.
+#   make install    create .venv and install the kit with [lab,dev] extras
+#   make lab        open the learner notebooks in JupyterLab
+#   make test       run the test suite (unit tests, nbval on solutions/, notebook checks);
+#                   pass pytest options with ARGS, e.g. make test ARGS="-k tokens"
+#   make notebooks  re-execute solutions/ and regenerate notebooks/
+#   make clean      remove .venv, build output and caches
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+# $(call require_py310,INTERPRETER): stop with a clear message unless it is Python >= 3.10.
+require_py310 = @$(1) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	echo "error: this kit needs Python >= 3.10, but $(1) is $$(command -v $(1) >/dev/null && $(1) --version 2>&1 || echo 'missing')." >&2; \
+	echo "       Use a newer interpreter, e.g.: rm -rf $(VENV) && PYTHON=python3.12 make $(or $(MAKECMDGOALS),install)" >&2; \
+	exit 1; }
+
+.PHONY: install lab test notebooks clean
+
+install: $(VENV)/.installed
+
+$(BIN)/python:
+	$(call require_py310,$(PYTHON))
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when pyproject.toml changed since the last install.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(call require_py310,$(BIN)/python)
+	$(BIN)/python -m pip install -e ".[lab,dev]"
+	touch $@
+
+lab: install
+	$(BIN)/jupyter lab notebooks/
+
+test: install
+	$(BIN)/python -m pytest $(ARGS)
+
+notebooks: install
+	$(BIN)/python tools/lessons.py execute
+	$(BIN)/python tools/lessons.py generate
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -1,0 +1,318 @@
+"""Checkers for lesson 03 (summary memory).
+
+- :func:`check_split_turns`: the exercise ``split_turns(turns, keep_recent)``.
+  ``turns`` is a list of ``(role, text)`` tuples, oldest first; ``keep_recent`` is an
+  int >= 0, in messages. Return ``(old, recent)``, two *new* lists that together are
+  ``turns``: the newest ``keep_recent`` messages stay verbatim in ``recent``; while
+  ``recent`` would start with an assistant message, the split moves one message back
+  (the reply keeps its question). ``keep_recent=0`` folds everything into ``old``;
+  a ``keep_recent`` at least ``len(turns)`` leaves ``old`` empty. Same rule as
+  :func:`kit.memory.split_for_compaction`. The input must not change.
+- :func:`check_compact`: the exercise ``compact(summary, turns, keep_recent,
+  summariser)``. ``turns`` is a list of :class:`kit.messages.Message`; ``summariser``
+  is a prompt model ``str -> str``. Split like ``split_for_compaction``; if nothing is
+  old return ``(summary, turns)`` unchanged without calling the summariser; else call
+  it once with ``build_summary_prompt(summary, old)`` (the previous summary and only
+  the old turns: an incremental update) and return ``(reply, recent)``. A pure
+  function: the inputs never change, and an exception from the summariser propagates.
+
+Each checker prints one pass line (:func:`kit.checks.passed`) or raises
+:class:`kit.checks.CheckFailed` naming the case and the likely mistake.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+
+from kit.checks import CheckFailed, call_pure, expect, passed
+from kit.llm import parse_summary_prompt
+from kit.memory import split_for_compaction
+from kit.messages import Message, make_message
+from kit.tokens import count_words
+from kit.trace import span
+
+__all__ = ["check_split_turns", "check_compact"]
+
+Turns = list[tuple[str, str]]
+_ROLES = {"u": "user", "a": "assistant"}
+
+
+def _turns(roles: str) -> Turns:
+    """"uaua" -> [("user", "message 1"), ("assistant", "message 2"), ...]."""
+    return [(_ROLES[r], f"message {i}") for i, r in enumerate(roles, start=1)]
+
+
+def _show(part: object, turns: Turns) -> str:
+    """A result part as "messages 3-4 (u a)" when it is made of ``turns``' messages."""
+    if isinstance(part, list) and all(t in turns for t in part):
+        if not part:
+            return "[]"
+        roles = " ".join(role[0] for role, _ in part)
+        return f"messages {span([turns.index(t) + 1 for t in part])} ({roles})"
+    return f"{part!r:.100}"
+
+
+# (roles, keep_recent, number of messages that go to `old`, why it matters)
+_SPLIT_CASES = [
+    ("uaua", 2, 2, "the newest 2 start with a user message: split there"),
+    ("uauaua", 4, 2, "the newest 4 start with a user message: split there"),
+    ("uaua", 0, 4, "keep_recent=0 folds everything into old"),
+    ("ua", 0, 2, "keep_recent=0 folds everything into old"),
+    ("uauau", 2, 2, "the newest 2 start with a reply: move the split back to its question"),
+    ("uaua", 1, 2, "the newest 1 is a reply: move the split back to its question"),
+    ("uaaua", 3, 0, "two replies in a row: keep moving back (a while, not an if)"),
+    ("uauaaua", 3, 2, "two replies in a row: keep moving back (a while, not an if)"),
+    ("auau", 2, 1, "move back to the user message; the opening greeting is old"),
+    ("auau", 3, 1, "the newest 3 start with a user message"),
+    ("aua", 3, 0, "keep_recent equals the number of messages: nothing is old"),
+    ("uaua", 4, 0, "keep_recent equals the number of messages: nothing is old"),
+    ("uaua", 6, 0, "keep_recent is more than the number of messages: nothing is old"),
+    ("u", 0, 1, "keep_recent=0 folds everything, even one message"),
+    ("", 2, 0, "no messages: both parts empty"),
+    ("", 0, 0, "no messages: both parts empty"),
+]
+
+
+def _kit_old(turns: Turns, keep_recent: int) -> int:
+    """How many messages :func:`kit.memory.split_for_compaction` puts in ``old``."""
+    return len(split_for_compaction(_messages(turns), max(keep_recent, 0))[0])
+
+
+def _split_hint(got_old: object, want: int, turns: Turns, keep_recent: int) -> str:
+    """Name the likely mistake behind a wrong split."""
+    if not isinstance(got_old, list):
+        return "return two lists"
+    got = len(got_old)
+    if keep_recent == 0 and got == 0:
+        return ("turns[:-0] is turns[:0], the empty list: the classic slicing trap. "
+                "Compute the split index as len(turns) - keep_recent")
+    naive = max(len(turns) - keep_recent, 0)
+    if got == naive:
+        return ("recent starts with an assistant message: move the split back while "
+                "turns[split] is a reply")
+    if got == naive - 1 and turns[naive - 1][0] == "assistant":
+        return "recent still starts with a reply: keep moving back (a while, not an if)"
+    if got in (_kit_old(turns, keep_recent - 1), _kit_old(turns, keep_recent + 1)):
+        return "one message off: the split index is len(turns) - keep_recent (off by one?)"
+    return ("split = len(turns) - keep_recent (at least 0); while 0 < split < len(turns) "
+            "and turns[split] is an assistant message, split -= 1")
+
+
+def _check_split(split_turns: Callable, turns: Turns, keep_recent: int, want_old: int,
+                 why: str) -> None:
+    got = call_pure(split_turns, turns, keep_recent, name="split_turns")
+    expect(isinstance(got, tuple) and len(got) == 2,
+           f"split_turns should return a tuple (old, recent), got {got!r:.100}")
+    old, recent = got
+    expect(isinstance(old, list) and isinstance(recent, list),
+           f"split_turns should return two lists, got {type(old).__name__} and "
+           f"{type(recent).__name__}")
+    want = (turns[:want_old], turns[want_old:])
+    roles = " ".join(role[0] for role, _ in turns) or "(none)"
+    label = f"split_turns({len(turns)} messages {roles}, keep_recent={keep_recent})"
+    expect(old + recent == turns,
+           f"{label}: old + recent should be all the messages, in order; got old="
+           f"{_show(old, turns)}, recent={_show(recent, turns)}")
+    expect(got == want,
+           f"{label} should return old={_show(want[0], turns)}, recent="
+           f"{_show(want[1], turns)}; got old={_show(old, turns)}, recent="
+           f"{_show(recent, turns)}. Why: {why}. Hint: "
+           f"{_split_hint(old, want_old, turns, keep_recent)}.")
+
+
+def check_split_turns(split_turns: Callable[[Turns, int], tuple[Turns, Turns]]) -> None:
+    """Check ``split_turns(turns, keep_recent)``; print one pass line or raise CheckFailed.
+
+    Rejects: ``turns[:-keep_recent]`` (wrong for 0), not moving the split back for a
+    reply (or moving it back only once), off-by-one splits, mutating ``turns``, and
+    returning the input list itself. Also compares with
+    :func:`kit.memory.split_for_compaction` on 200 random conversations.
+    """
+    cases = 0
+    for roles, keep_recent, want_old, why in _SPLIT_CASES:
+        _check_split(split_turns, _turns(roles), keep_recent, want_old, why)
+        cases += 1
+    rng = random.Random(3)
+    for _ in range(200):
+        roles = "".join(rng.choice("ua") for _ in range(rng.randint(0, 9)))
+        keep_recent = rng.randint(0, 6)
+        turns = _turns(roles)
+        want_old = _kit_old(turns, keep_recent)
+        _check_split(split_turns, turns, keep_recent, want_old,
+                     "same rule as kit.memory.split_for_compaction")
+        cases += 1
+    for roles, keep_recent in (("uaua", 0), ("uaua", 2), ("uaua", 9), ("", 0)):
+        turns = _turns(roles)
+        old, recent = split_turns(turns, keep_recent)
+        expect(old is not turns and recent is not turns,
+               f"split_turns({len(turns)} messages, keep_recent={keep_recent}) returned the "
+               f"input list itself: return new lists (slices or list(turns)), so that a "
+               f"later change to one cannot change the other")
+        cases += 1
+    passed("split_turns", cases)
+
+
+# -- compact ---------------------------------------------------------------------------
+class _Recorder:
+    """A summariser that records each prompt it gets and replies "summary v1", "v2"..."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def __call__(self, *args: object) -> str:
+        expect(len(args) >= 1 and isinstance(args[-1], str),
+               f"call the summariser with one prompt string, got {args!r:.100}")
+        self.prompts.append(args[-1])  # type: ignore[arg-type]
+        return f"summary v{len(self.prompts)}"
+
+
+class _Timeout:
+    """A summariser that always raises TimeoutError and counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, *args: object) -> str:
+        self.calls += 1
+        raise TimeoutError("model timed out")
+
+
+def _messages(texts: list[tuple[str, str]]) -> list[Message]:
+    return [make_message(r, t, count_words, i) for i, (r, t) in enumerate(texts, start=1)]
+
+
+_CHAT = [
+    ("user", "My order id is 88412 and I am allergic to peanuts"),
+    ("assistant", "Noted: order 88412, no peanuts"),
+    ("user", "My budget is Rs 60000"),
+    ("assistant", "Budget noted"),
+    ("user", "Show me gift baskets"),
+    ("assistant", "Here are three gift baskets"),
+    ("user", "Which one ships fastest?"),
+]
+
+# (previous summary, how many of _CHAT, keep_recent, messages that are old, why)
+_COMPACT_CASES = [
+    ("", 4, 2, 2, "first compaction: no previous summary, turns 1-2 are old"),
+    ("order 88412", 6, 2, 4, "fold turns 1-4 into the previous summary"),
+    ("order 88412", 6, 4, 2, "keep_recent=4: turns 1-2 are old"),
+    ("order 88412", 5, 2, 2, "recent would start with a reply: the split moves back"),
+    ("order 88412", 7, 4, 2, "recent would start with a reply: the split moves back"),
+    ("order 88412", 4, 0, 4, "keep_recent=0 folds everything"),
+    ("order 88412", 2, 2, 0, "nothing is older than keep_recent: no summariser call"),
+    ("", 3, 4, 0, "fewer turns than keep_recent: no summariser call"),
+    ("order 88412", 0, 0, 0, "no turns: no summariser call"),
+]
+
+
+def _label(summary: str, turns: list[Message], keep_recent: int) -> str:
+    roles = " ".join(m.role[0] for m in turns) or "(none)"
+    return f"compact({summary!r}, {len(turns)} turns {roles}, keep_recent={keep_recent})"
+
+
+def _call_compact(compact: Callable, summary: str, turns: list[Message], keep_recent: int,
+                  summariser: Callable) -> object:
+    """Call ``compact`` on a copy of ``turns``; fail on the stub or on mutation."""
+    given = copy.deepcopy(turns)
+    try:
+        result = compact(summary, given, keep_recent, summariser)
+    except NotImplementedError as exc:
+        raise CheckFailed("compact is not written yet: replace the `raise "
+                          "NotImplementedError` line with your answer") from exc
+    expect(given == turns,
+           f"{_label(summary, turns, keep_recent)} changed the turns list in place (it "
+           f"now holds {len(given)} turns). A pure function returns the new list and "
+           f"leaves its input alone: the caller commits only after the call succeeded.")
+    return result
+
+
+def _check_prompt(prompt: str, summary: str, old: list[Message], recent: list[Message],
+                  label: str) -> None:
+    try:
+        got_summary, contents = parse_summary_prompt(prompt)
+    except ValueError as exc:
+        raise CheckFailed(f"{label}: the summariser could not read your prompt ({exc}). "
+                          f"Build it with kit.memory.build_summary_prompt(summary, old)") from None
+    expect(got_summary == summary,
+           f"{label}: the prompt's current summary should be {summary or '(none)'!r}, got "
+           f"{got_summary or '(none)'!r}. Pass the previous summary, so the update is "
+           f"incremental and nothing folded earlier is lost.")
+    want = [m.content for m in old]
+    if recent and contents == [m.content for m in old + recent]:
+        raise CheckFailed(f"{label}: the prompt holds every turn, the recent ones too. Send "
+                          f"only the old turns (the recent ones stay verbatim); "
+                          f"re-summarising the whole transcript costs more on every call.")
+    expect(contents == want,
+           f"{label}: the prompt's new turns should be the {len(want)} old turn(s) "
+           f"{[m.number for m in old]}, got {len(contents)} turn(s): {contents!r:.120}. "
+           f"Hint: split with kit.memory.split_for_compaction(turns, keep_recent).")
+
+
+def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
+    """Check ``compact(summary, turns, keep_recent, summariser)``; print one pass line or
+    raise CheckFailed.
+
+    Rejects: re-summarising the whole transcript (recent turns in the prompt), dropping
+    the previous summary, off-by-one splits, mutating ``turns`` (before or after the
+    call), calling the summariser when nothing is old or more than once, returning
+    anything but ``(reply, recent)``, and swallowing the summariser's exception.
+    """
+    cases = 0
+    for summary, n, keep_recent, n_old, why in _COMPACT_CASES:
+        turns = _messages(_CHAT[:n])
+        old, recent = turns[:n_old], turns[n_old:]
+        label = _label(summary, turns, keep_recent)
+        recorder = _Recorder()
+        got = _call_compact(compact, summary, turns, keep_recent, recorder)
+        expect(isinstance(got, tuple) and len(got) == 2,
+               f"{label} should return a tuple (new_summary, recent), got {got!r:.100}")
+        if not old:
+            expect(not recorder.prompts,
+                   f"{label} called the summariser, but nothing is old ({why}). Return "
+                   f"(summary, turns) without a model call: each call costs time and money.")
+            expect(got == (summary, turns),
+                   f"{label}: nothing is old, so return the summary and turns unchanged; "
+                   f"got {got!r:.120}")
+        else:
+            expect(len(recorder.prompts) == 1,
+                   f"{label} called the summariser {len(recorder.prompts)} times; call it "
+                   f"exactly once, with the previous summary and the old turns ({why})")
+            _check_prompt(recorder.prompts[0], summary, old, recent, label)
+            expect(got[0] == "summary v1",
+                   f"{label}: the new summary is the summariser's reply ('summary v1'), "
+                   f"got {got[0]!r:.80}")
+            expect(list(got[1]) == recent,
+                   f"{label}: the turns to keep are {[m.number for m in recent]}, got "
+                   f"{[getattr(m, 'number', m) for m in got[1]]!r:.100} ({why})")
+        cases += 1
+
+    # A summariser that times out: the error propagates and nothing changes.
+    for summary, n, keep_recent in (("order 88412", 6, 2), ("", 4, 0)):
+        turns = _messages(_CHAT[:n])
+        label = _label(summary, turns, keep_recent)
+        given, failing = copy.deepcopy(turns), _Timeout()
+        try:
+            compact(summary, given, keep_recent, failing)
+        except TimeoutError:
+            pass
+        else:
+            raise CheckFailed(f"{label} with a summariser that times out returned normally "
+                              f"instead of letting the TimeoutError propagate. Swallowing it "
+                              f"hides the failure; the caller must see it and keep its state.")
+        expect(given == turns,
+               f"{label}: the summariser timed out, yet the turns list changed ({len(given)} "
+               f"turns left). Compute first, then commit: never touch the input before "
+               f"the model call has returned.")
+        cases += 1
+    turns = _messages(_CHAT[:2])
+    failing = _Timeout()
+    try:
+        got = _call_compact(compact, "order 88412", turns, 2, failing)
+    except TimeoutError:
+        raise CheckFailed("compact(2 turns, keep_recent=2) called a summariser although "
+                          "nothing is old (it timed out). Return early instead.") from None
+    expect(got == ("order 88412", turns),
+           f"compact(2 turns, keep_recent=2) should return the summary and turns unchanged, "
+           f"got {got!r:.100}")
+    passed("compact", cases + 1)

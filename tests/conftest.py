@@ -1,0 +1,56 @@
+"""Shared test setup: no network access from tests.
+
+The autouse fixture `no_network` makes every connection from the pytest process
+to anything but loopback (127.0.0.0/8, ::1, localhost) or an AF_UNIX path raise
+OSError("network access blocked in tests: <address>"). Kernels started by
+nbval or nbclient are separate processes and are not affected.
+"""
+import ipaddress
+import socket
+
+import pytest
+
+
+def is_local(address) -> bool:
+    """True for an AF_UNIX path or a loopback (host, port, ...) address."""
+    if isinstance(address, (str, bytes)):
+        return True  # AF_UNIX socket path
+    host = address[0].decode() if isinstance(address[0], bytes) else str(address[0])
+    if host == "localhost":
+        return True
+    try:
+        ip = ipaddress.ip_address(host.split("%")[0])  # drop an IPv6 zone such as %eth0
+    except ValueError:
+        return False  # another host name: resolving it would already use the network
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
+
+
+def blocked(address) -> OSError:
+    return OSError(f"network access blocked in tests: {address!r}")
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Block non-loopback connections from this process for the duration of a test."""
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+    create_connection = socket.create_connection
+
+    def guarded_connect(self, address):
+        if not is_local(address):
+            raise blocked(address)
+        return connect(self, address)
+
+    def guarded_connect_ex(self, address):
+        if not is_local(address):
+            raise blocked(address)
+        return connect_ex(self, address)
+
+    def guarded_create_connection(address, *args, **kwargs):
+        if not is_local(address):
+            raise blocked(address)
+        return create_connection(address, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    monkeypatch.setattr(socket, "create_connection", guarded_create_connection)

@@ -1,0 +1,163 @@
+"""The lesson-01 checkers accept the right answers and reject the typical wrong ones."""
+from itertools import accumulate
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.checks.cost import (chat_cases, check_chat_request_tokens,
+                             check_total_prompt_tokens, full_history_cases)
+from kit.tokens import count_chat_tokens, count_words, tiktoken_counter
+
+
+# -- exercise 1: total_prompt_tokens ------------------------------------------------
+
+def total_right(message_sizes):
+    total, context = 0, 0
+    for size in message_sizes:
+        context += size
+        total += context
+    return total
+
+
+def total_plain_sum(message_sizes):
+    return sum(message_sizes)
+
+
+def total_without_current(message_sizes):      # off by one: history before the message
+    total, context = 0, 0
+    for size in message_sizes:
+        total += context
+        context += size
+    return total
+
+
+def total_mutating(message_sizes):             # prefix sums written into the input
+    for i in range(1, len(message_sizes)):
+        message_sizes[i] += message_sizes[i - 1]
+    return sum(message_sizes)
+
+
+def total_as_list(message_sizes):              # the per-call sizes, not their total
+    return list(accumulate(message_sizes))
+
+
+def total_whole_conversation(message_sizes):   # every call sends all n messages
+    return len(message_sizes) * sum(message_sizes)
+
+
+def total_float(message_sizes):
+    return float(total_right(message_sizes))
+
+
+def stub(*args):
+    raise NotImplementedError("Exercise: write your answer here")
+
+
+def test_total_right_answer_passes_with_one_line(capsys):
+    check_total_prompt_tokens(total_right)
+    out = capsys.readouterr().out
+    assert out.startswith("PASS total_prompt_tokens") and out.count("\n") == 1
+
+
+def test_total_reference_cases_agree_with_full_history():
+    for sizes, expected in full_history_cases():
+        assert total_right(sizes) == expected
+    assert full_history_cases()[0] == ([7, 4, 8, 7], 7 + 11 + 19 + 26)   # seed 000 sizes
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (total_plain_sum, "plain sum"),
+    (total_without_current, "off by one"),
+    (total_mutating, "changed its input in place"),
+    (total_as_list, "return one int"),
+    (total_whole_conversation, "first k messages"),
+    (total_float, "should return an int"),
+    (stub, "not written yet"),
+    (42, "should be a function"),
+])
+def test_total_wrong_answers_fail_with_hint(wrong, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        check_total_prompt_tokens(wrong)
+
+
+# -- exercise 2: chat_request_tokens ------------------------------------------------
+
+def chat_right(messages, count):
+    total = 3                                   # reply priming
+    for message in messages:
+        total += 3                              # per-message wrapper
+        for key, value in message.items():
+            total += count(value)
+            if key == "name":
+                total += 1
+    return total
+
+
+def chat_no_priming(messages, count):
+    return chat_right(messages, count) - 3
+
+
+def chat_no_role(messages, count):
+    return chat_right(messages, count) - sum(count(m["role"]) for m in messages)
+
+
+def chat_no_name_bonus(messages, count):
+    return chat_right(messages, count) - sum("name" in m for m in messages)
+
+
+def chat_ignores_names(messages, count):
+    total = 3
+    for message in messages:
+        total += 3 + count(message["role"]) + count(message["content"])
+    return total
+
+
+def chat_mutating(messages, count):
+    for message in messages:                    # "normalise" by dropping the name
+        message.pop("name", None)
+    return chat_right(messages, count)
+
+
+def chat_four_per_message(messages, count):
+    return chat_right(messages, count) + len(messages)
+
+
+def chat_contents_only(messages, count):
+    return sum(count(m["content"]) for m in messages)
+
+
+def chat_ignores_counter(messages, count):     # hard-codes tiktoken
+    return count_chat_tokens(messages)
+
+
+def test_chat_right_answer_passes_with_one_line(capsys):
+    check_chat_request_tokens(chat_right)
+    out = capsys.readouterr().out
+    assert out.startswith("PASS chat_request_tokens") and out.count("\n") == 1
+
+
+def test_chat_right_answer_matches_kit_count_chat_tokens():
+    for messages in chat_cases():
+        assert chat_right(messages, tiktoken_counter()) == count_chat_tokens(messages)
+    assert chat_right([], count_words) == 3
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (chat_no_priming, "reply-priming"),
+    (chat_no_role, "role is text"),
+    (chat_no_name_bonus, "costs 1 more token"),
+    (chat_ignores_names, "count the name's tokens"),
+    (chat_mutating, "changed its input in place"),
+    (chat_four_per_message, "3 tokens a message"),
+    (chat_contents_only, "sum of the contents"),
+    (chat_ignores_counter, "the `count` you were given"),
+    (stub, "not written yet"),
+])
+def test_chat_wrong_answers_fail_with_hint(wrong, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        check_chat_request_tokens(wrong)
+
+
+def test_chat_non_int_result_fails():
+    with pytest.raises(CheckFailed, match="should return an int"):
+        check_chat_request_tokens(lambda messages, count: str(chat_right(messages, count)))

@@ -1,0 +1,212 @@
+"""The lesson-03 checkers accept the right answers and reject the typical wrong ones."""
+from __future__ import annotations
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.checks import summary as checks
+from kit.checks.summary import check_compact, check_split_turns
+from kit.memory import build_summary_prompt, split_for_compaction
+
+
+# -- split_turns(turns, keep_recent) -----------------------------------------------------
+def split_turns(turns, keep_recent):
+    split = max(len(turns) - keep_recent, 0)
+    while 0 < split < len(turns) and turns[split][0] == "assistant":
+        split -= 1
+    return turns[:split], turns[split:]
+
+
+def split_negative_slice(turns, keep_recent):      # turns[:-0] == []: the classic trap
+    old, recent = turns[:-keep_recent], turns[-keep_recent:]
+    while old and recent and recent[0][0] == "assistant":
+        old, recent = old[:-1], old[-1:] + recent
+    return old, recent
+
+
+def split_no_move_back(turns, keep_recent):        # recent may start with a reply
+    split = max(len(turns) - keep_recent, 0)
+    return turns[:split], turns[split:]
+
+
+def split_moves_back_once(turns, keep_recent):     # `if` instead of `while`
+    split = max(len(turns) - keep_recent, 0)
+    if 0 < split < len(turns) and turns[split][0] == "assistant":
+        split -= 1
+    return turns[:split], turns[split:]
+
+
+def split_off_by_one(turns, keep_recent):          # keeps one message too many
+    split = max(len(turns) - keep_recent - 1, 0)
+    while 0 < split < len(turns) and turns[split][0] == "assistant":
+        split -= 1
+    return turns[:split], turns[split:]
+
+
+def split_off_by_one_other_way(turns, keep_recent):  # keeps one message too few
+    split = min(max(len(turns) - keep_recent + 1, 0), len(turns))
+    while 0 < split < len(turns) and turns[split][0] == "assistant":
+        split -= 1
+    return turns[:split], turns[split:]
+
+
+def split_mutating(turns, keep_recent):            # pops from the caller's list
+    old = []
+    while len(turns) > keep_recent:
+        old.append(turns.pop(0))
+    while old and turns and turns[0][0] == "assistant":
+        turns.insert(0, old.pop())
+    return old, turns
+
+
+def split_returns_input(turns, keep_recent):       # aliases the input for keep_recent=0
+    if keep_recent == 0:
+        return turns, []
+    return split_turns(turns, keep_recent)
+
+
+def split_stub(turns, keep_recent):
+    raise NotImplementedError("Exercise: write your answer here")
+
+
+def test_split_turns_right_answer_passes(capsys):
+    check_split_turns(split_turns)
+    out = capsys.readouterr().out
+    assert out.startswith("PASS split_turns:") and out.count("\n") == 1
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (split_negative_slice, "turns[:-0]"),
+    (split_no_move_back, "move the split back"),
+    (split_moves_back_once, "a while, not an if"),
+    (split_off_by_one, "off by one"),
+    (split_off_by_one_other_way, "off by one"),
+    (split_mutating, "changed its input in place"),
+    (split_returns_input, "input list itself"),
+    (split_stub, "not written yet"),
+])
+def test_split_turns_wrong_answers_fail(wrong, hint, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        check_split_turns(wrong)
+    assert hint in str(failure.value)
+    assert "PASS" not in capsys.readouterr().out
+
+
+def test_split_cases_agree_with_kit():
+    for roles, keep_recent, want_old, _ in checks._SPLIT_CASES:
+        turns = checks._turns(roles)
+        messages = checks._messages(turns)
+        assert len(split_for_compaction(messages, keep_recent)[0]) == want_old, (roles, keep_recent)
+
+
+# -- compact(summary, turns, keep_recent, summariser) ------------------------------------
+def compact(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    new_summary = summariser(build_summary_prompt(summary, old))
+    return new_summary, recent
+
+
+def compact_whole_transcript(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser(build_summary_prompt(summary, turns)), recent
+
+
+def compact_drops_summary(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser(build_summary_prompt("", old)), recent
+
+
+def compact_deletes_first(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    del turns[:len(old)]                 # commits before the call
+    return summariser(build_summary_prompt(summary, old)), turns
+
+
+def compact_always_calls(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    return summariser(build_summary_prompt(summary, old)), recent
+
+
+def compact_swallows(summary, turns, keep_recent, summariser):
+    try:
+        return compact(summary, turns, keep_recent, summariser)
+    except TimeoutError:
+        return summary, list(turns)
+
+
+def compact_off_by_one(summary, turns, keep_recent, summariser):   # plain slice, no move back
+    split = max(len(turns) - keep_recent - 1, 0)
+    old, recent = turns[:split], turns[split:]
+    if not old:
+        return summary, recent
+    return summariser(build_summary_prompt(summary, old)), recent
+
+
+def compact_merges_reply(summary, turns, keep_recent, summariser):  # appends instead of replacing
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    reply = summariser(build_summary_prompt(summary, old))
+    return "; ".join(filter(None, [summary, reply])), recent
+
+
+def compact_own_layout(summary, turns, keep_recent, summariser):    # a prompt the stubs can't read
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser(summary + "\n" + "\n".join(m.content for m in old)), recent
+
+
+def compact_stub(summary, turns, keep_recent, summariser):
+    raise NotImplementedError("Exercise: write your answer here")
+
+
+def test_compact_right_answer_passes(capsys):
+    check_compact(compact)
+    out = capsys.readouterr().out
+    assert out.startswith("PASS compact:") and out.count("\n") == 1
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (compact_whole_transcript, "holds every turn"),
+    (compact_drops_summary, "current summary should be"),
+    (compact_deletes_first, "changed the turns list in place"),
+    (compact_always_calls, "nothing is old"),
+    (compact_swallows, "instead of letting the TimeoutError propagate"),
+    (compact_off_by_one, "should be the"),
+    (compact_merges_reply, "summariser's reply"),
+    (compact_own_layout, "build_summary_prompt"),
+    (compact_stub, "not written yet"),
+])
+def test_compact_wrong_answers_fail(wrong, hint, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        check_compact(wrong)
+    assert hint in str(failure.value)
+    assert "PASS" not in capsys.readouterr().out
+
+
+def test_compact_cases_agree_with_kit():
+    for _, n, keep_recent, n_old, _ in checks._COMPACT_CASES:
+        messages = checks._messages(checks._CHAT[:n])
+        assert len(split_for_compaction(messages, keep_recent)[0]) == n_old, (n, keep_recent)
+
+
+def test_mutation_after_a_failed_call_is_caught():
+    def deletes_then_fails(summary, turns, keep_recent, summariser):
+        old, recent = split_for_compaction(turns, keep_recent)
+        if not old:
+            return summary, recent
+        if summariser.__class__.__name__ == "_Timeout":
+            del turns[:len(old)]
+        return summariser(build_summary_prompt(summary, old)), recent
+
+    with pytest.raises(CheckFailed, match="Compute first, then commit"):
+        check_compact(deletes_then_fails)
