@@ -1,7 +1,7 @@
 # Everyday commands. The virtualenv lives in .venv; pick the interpreter that
 # creates it with PYTHON, e.g. `PYTHON=python3.12 make test`.
 #   make install    create .venv and install the kit with [lab,dev] extras
-#   make lab        open the learner notebooks in JupyterLab
+#   make lab        open the learner notebooks in JupyterLab (options: LAB_ARGS="...")
 #   make test       run the test suite (unit tests, nbval on solutions/, notebook checks);
 #                   pass pytest options with ARGS, e.g. make test ARGS="-k tokens"
 #   make notebooks  re-execute solutions/ and regenerate notebooks/
@@ -31,8 +31,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e ".[lab,dev]"
 	touch $@
 
+# Extra options for JupyterLab, e.g. LAB_ARGS="--allow-root --no-browser" in a container.
+LAB_ARGS ?=
+
 lab: install
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
 
 test: install
 	$(BIN)/python -m pytest $(ARGS)

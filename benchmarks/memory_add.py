@@ -1,6 +1,7 @@
 """Benchmark: cost of adding a message to each memory at 100, 1,000 and 10,000 messages.
 
-Prints one row per (memory, messages): microseconds per add (best of --repeat runs),
+Prints one row per (memory, messages): microseconds per add (best of --repeat runs,
+garbage collector paused as in ``timeit``),
 tokenizer calls per add, and the context size in tokens (cl100k_base) at the end.
 The last line is the per-add time ratio of summary memory between 10,000 and 100
 messages: near 1 means adding costs the same late in a conversation as early on,
@@ -11,6 +12,7 @@ Usage: python benchmarks/memory_add.py [--repeat 3]
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 
 from kit.conversations import shopping_chat
@@ -30,13 +32,24 @@ MEMORIES = {
 
 
 def run(factory, turns, measure) -> tuple[float, int, int]:
-    """Seconds for all adds, tokenizer calls, final context size."""
+    """Seconds for all adds, tokenizer calls, final context size.
+
+    The garbage collector is paused while timing, as ``timeit`` does: its full passes
+    scan every object alive (10,000 trace events, say) and would charge the memory
+    for the interpreter's bookkeeping.
+    """
     counter = CallCounter(measure)
     memory = factory(counter)
-    start = time.perf_counter()
-    for role, text in turns:
-        memory.add(role, text)
-    return time.perf_counter() - start, counter.calls, memory.size
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        for role, text in turns:
+            memory.add(role, text)
+        seconds = time.perf_counter() - start
+    finally:
+        gc.enable()
+    return seconds, counter.calls, memory.size
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Command line: ``python -m kit tokens TEXT`` and ``python -m kit trace laptop``."""
+"""Command line: `python -m kit tokens TEXT` and `python -m kit trace laptop`."""
 from __future__ import annotations
 
 import argparse
@@ -29,11 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     tokens.add_argument("--encoding", default="cl100k_base",
                         help="cl100k_base (default), o200k_base, or a model name")
     tokens.set_defaults(run=_tokens)
-    trace = sub.add_parser("trace", help="print a worked example from the seeds")
+    trace = sub.add_parser("trace", help="print a worked example of the course")
     trace.add_argument("example", choices=["laptop"])
     trace.set_defaults(run=_trace)
     args = parser.parse_args(argv)
-    args.run(args)
+    from kit.offline import OfflineEncodingError
+    try:
+        args.run(args)
+    except OfflineEncodingError as exc:
+        print(f"python -m kit: error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -49,7 +49,7 @@ def laptop_trace() -> Table:
                 else f"no: {e.size_before} <= {memory.budget}")
         rows.append([f"message {e.message}", e.turns_before, e.size_before, done])
     return Table(["after adding", "turns", "size (words)", "compaction?"], rows,
-                 f"Laptop trace (seed 000): budget {memory.budget} words, "
+                 f"Laptop trace: budget {memory.budget} words, "
                  f"keep_recent={memory.keep_recent}")
 
 
@@ -71,10 +71,13 @@ def shopping_chat(n_messages: int, seed: int = 0) -> list[Turn]:
 
     The first exchange states :data:`PLANTED_FACTS` (an order id, an allergy, a
     budget); later messages are small talk about products that never repeat them.
-    Same ``seed``, same conversation. Raises ValueError if ``n_messages`` < 2.
+    Same ``seed``, same conversation. Raises ValueError if ``n_messages`` < 2,
+    TypeError if ``seed`` is not an int.
     """
     if isinstance(n_messages, bool) or not isinstance(n_messages, int) or n_messages < 2:
         raise ValueError(f"n_messages must be an int >= 2, got {n_messages!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int (same seed, same conversation), got {seed!r}")
     rng = random.Random(seed)
     turns: list[Turn] = [("user", _OPENING[0]), ("assistant", _OPENING[1])]
     while len(turns) < n_messages:

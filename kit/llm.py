@@ -59,6 +59,8 @@ class ScriptedLLM:
     """
 
     def __init__(self, replies: Iterable[str]) -> None:
+        if isinstance(replies, (str, bytes)):
+            raise TypeError(f"replies must be a list of strings, not one string: {replies!r:.60}")
         self.replies = list(replies)
         if not all(isinstance(r, str) for r in self.replies):
             raise TypeError(f"replies must be strings, got {self.replies!r:.80}")
@@ -80,15 +82,22 @@ class ScriptedLLM:
 def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
     """Split a summary prompt into (current summary, list of new turn contents).
 
-    The current summary is "" when the prompt says ``(none)``. Raises ValueError if
-    either section header is missing.
+    A turn starts at a ``user: `` or ``assistant: `` line; other lines continue the
+    turn before them. The current summary is "" when the prompt says ``(none)``.
+    Raises ValueError if either section header is missing.
     """
     if SUMMARY_HEADER not in prompt or TURNS_HEADER not in prompt:
         raise ValueError(f"not a summary prompt (needs {SUMMARY_HEADER!r} and "
                          f"{TURNS_HEADER!r}): {prompt[:60]!r}")
-    before_turns, turns = prompt.split(TURNS_HEADER, 1)
-    summary = before_turns.split(SUMMARY_HEADER, 1)[1].strip()
-    contents = [line.split(": ", 1)[-1] for line in turns.splitlines() if line.strip()]
+    before_turns, turns = prompt.rsplit(TURNS_HEADER, 1)
+    summary = before_turns.rsplit(SUMMARY_HEADER, 1)[1].strip()
+    contents: list[str] = []
+    for line in turns.splitlines():
+        role, sep, text = line.partition(": ")
+        if sep and role in ("user", "assistant"):
+            contents.append(text)            # a new turn
+        elif contents:
+            contents[-1] += "\n" + line      # a message that spans several lines
     return ("" if summary == NO_SUMMARY else summary), contents
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kit.tokens import Measure
+from kit.tokens import Measure, measured
 
 __all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat", "span"]
 
@@ -55,11 +55,8 @@ def make_message(role: str, content: str, measure: Measure, number: int = 0,
     """
     check_role(role, allowed)
     if not isinstance(content, str):
-        raise TypeError(f"content must be str, got {type(content).__name__}: {content!r:.60}")
-    tokens = measure(content)
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise ValueError(f"measure must return an int >= 0, got {tokens!r} for {content!r:.40}")
-    return Message(role, content, tokens, number)
+        raise TypeError(f"{role} content must be str, got {type(content).__name__}: {content!r:.60}")
+    return Message(role, content, measured(measure, content), number)
 
 
 def render(messages: list[Message]) -> str:

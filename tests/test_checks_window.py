@@ -187,3 +187,59 @@ def test_fit_budget_rejects_wrong_answers(wrong, hint, capsys):
     with pytest.raises(CheckFailed, match=hint):
         check_fit_budget(wrong)
     assert "PASS" not in capsys.readouterr().out
+
+
+# -- hardening: a learner's own exception names the case, never a bare traceback -------
+def window_asserts(messages, max_messages):          # assert instead of raise ValueError
+    assert max_messages >= 1
+    kept = messages[-max_messages:]
+    return _orphan_rule(kept, len(kept) < len(messages))
+
+
+def window_type_error(messages, max_messages):       # the wrong exception type
+    if max_messages < 1:
+        raise TypeError("max_messages must be >= 1")
+    return window(messages, max_messages)
+
+
+def window_first_role(messages, max_messages):       # messages[0] on an empty conversation
+    if messages[0][0] not in ("user", "assistant"):
+        raise ValueError("unknown role")
+    return window(messages, max_messages)
+
+
+def window_none_when_roomy(messages, max_messages):  # a path without a return
+    if len(messages) == 3 and max_messages == 5:
+        return None
+    return window(messages, max_messages)
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (window_asserts, ["window(4 messages, max_messages=0) raised AssertionError",
+                      "should raise ValueError", "an assert"]),
+    (window_type_error, ["window(4 messages, max_messages=0) raised TypeError: "
+                         "max_messages must be >= 1", "should raise ValueError"]),
+    (window_first_role, ["window(0 messages (none), max_messages=3) raised IndexError: "
+                         "list index out of range"]),
+    (window_none_when_roomy, ["max_messages=5) should return a list, got NoneType"]),
+])
+def test_window_errors_name_the_case(wrong, hints, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        check_window(wrong)
+    assert type(failure.value) is CheckFailed             # not a bare AssertionError
+    for hint in hints:
+        assert hint in str(failure.value)
+    assert "PASS" not in capsys.readouterr().out
+
+
+def fit_budget_newest_first(sizes, budget):          # sizes[-1] on an empty list
+    if sizes[-1] > budget:
+        return 0
+    return fit_budget(sizes, budget)
+
+
+def test_fit_budget_error_names_the_case(capsys):
+    with pytest.raises(CheckFailed,
+                       match=r"fit_budget\(\[\], 10\) raised IndexError: list index out of range"):
+        check_fit_budget(fit_budget_newest_first)
+    assert "PASS" not in capsys.readouterr().out

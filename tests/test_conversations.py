@@ -37,3 +37,8 @@ def test_window_forgets_planted_facts():
     memory = SlidingWindow(6)
     replay(memory, shopping_chat(40))
     assert facts_in(memory.context()) == {name: False for name in PLANTED_FACTS}
+
+
+def test_shopping_chat_needs_an_int_seed():
+    with pytest.raises(TypeError, match="seed must be an int"):
+        shopping_chat(10, seed=None)

@@ -175,3 +175,17 @@ def test_counting_defaults_to_approx_tokens():
     assert (model.calls, model.prompt_tokens, model.reply_tokens) == (
         1, approx_tokens("y" * 12), 2)
     assert model.prompt_tokens == 3
+
+
+def test_multi_line_messages_are_kept_whole():
+    turns = [make_message("user", "Order details:\nPrice: Rs 500\nDelivery: Friday", count_words, 1),
+             make_message("assistant", "Noted.", count_words, 2)]
+    summary, contents = parse_summary_prompt(build_summary_prompt("", turns))
+    assert contents == ["Order details:\nPrice: Rs 500\nDelivery: Friday", "Noted."]
+    assert fact_listing_summariser(build_summary_prompt("", turns)) == (
+        "Order details:\nPrice: Rs 500\nDelivery: Friday; Noted.")
+
+
+def test_scripted_llm_refuses_one_string_as_its_script():
+    with pytest.raises(TypeError, match="not one string"):
+        ScriptedLLM("a short summary")

@@ -179,7 +179,7 @@ def test_no_compaction_without_anything_older_than_keep_recent():
     memory = SummaryMemory(fact_listing_summariser, budget=10, keep_recent=4, measure=count_words)
     events = replay(memory, LAPTOP_TURNS[:2])
     assert memory.compactions == 0 and events[1].size_after == 11
-    assert "nothing is older than keep_recent=4" in events[1].note
+    assert "nothing can be folded: keep_recent=4" in events[1].note
 
 
 @pytest.mark.parametrize("fail_on", [1, 2])
@@ -233,3 +233,54 @@ def test_running_totals_match_a_recount(factory):
     replay(memory, shopping_chat(120))
     assert counter.calls == 120
     assert memory.size == sum(approx_tokens(m.content) for m in memory.turns)
+
+
+# -- found by trying to break it -------------------------------------------------------------
+def test_add_from_inside_the_summariser_is_refused():
+    def sneaky(prompt):
+        memory.add("user", "inner note")
+        return fact_listing_summariser(prompt)
+
+    memory = SummaryMemory(sneaky, budget=12, keep_recent=2, measure=count_words)
+    replay(memory, [("user", "a b c"), ("assistant", "d e f"), ("user", "g h i")])
+    with pytest.raises(RuntimeError, match="while another add"):
+        memory.add("assistant", "j k l m")
+    assert [m.number for m in memory.turns] == [1, 2, 3, 4] and memory.summary == ""
+    assert memory.size == sum(m.tokens for m in memory.turns) and memory.trace[-1].action == "failed"
+    memory.summariser = fact_listing_summariser      # it works again afterwards
+    memory.add("user", "ok")
+    assert memory.compactions == 1
+
+
+def test_interrupt_during_compaction_is_traced_and_propagates():
+    memory = SummaryMemory(FailingLLM(error=KeyboardInterrupt()), budget=8, keep_recent=0,
+                           measure=count_words)
+    memory.add("user", "a b c d")
+    with pytest.raises(KeyboardInterrupt):
+        memory.add("assistant", "e f g h i")
+    assert len(memory.turns) == 2 and memory.trace[-1].note.startswith("KeyboardInterrupt")
+
+
+@pytest.mark.parametrize("summariser, measure, error", [
+    (lambda p: "   ", count_words, "empty summary"),
+    (lambda p: "SUMMARY", lambda s: None if s == "SUMMARY" else count_words(s), "int >= 0"),
+    (lambda p: "SUMMARY", lambda s: -50 if s == "SUMMARY" else count_words(s), "got -50"),
+])
+def test_bad_summary_is_rejected_before_commit(summariser, measure, error):
+    memory = SummaryMemory(summariser, budget=9, keep_recent=2, measure=measure)
+    replay(memory, [("user", "order id 88412"), ("assistant", "noted thanks"),
+                    ("user", "budget Rs 60000")])
+    with pytest.raises(ValueError, match=error):
+        memory.add("assistant", "noted too")
+    assert memory.summary == "" and len(memory.turns) == 4 and memory.size == 10
+
+
+def test_bad_prompt_and_system_are_refused():
+    with pytest.raises(ValueError, match="prompt must be a non-empty str"):
+        SummaryMemory(fact_listing_summariser, prompt=None)
+    with pytest.raises(ValueError, match="system must be a non-empty str"):
+        FullHistory(system="")
+    with pytest.raises(ValueError, match="system must be a non-empty str or None, got 5"):
+        FullHistory(system=5)
+    with pytest.raises(ValueError, match="keep_recent must be >= 0, got -1"):
+        split_for_compaction([], -1)

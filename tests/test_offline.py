@@ -165,3 +165,27 @@ def test_plain_tiktoken_works_offline_after_seeding(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("offline before seeding:")      # the network really is off
     assert lines[1:] == ["cl100k_base 2", "o200k_base 2"]
+
+
+def test_seeding_from_many_threads_at_once(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    with ThreadPoolExecutor(8) as pool:
+        paths = list(pool.map(lambda _: seed_cache("o200k_base"), range(8)))
+    assert len(set(paths)) == 1 and list(tmp_path.iterdir()) == [paths[0]]
+    assert sha256_of(paths[0]) == kit.offline._url_and_hash("o200k_base")[1]
+
+
+def test_a_cache_dir_that_is_a_file_names_the_variable(tmp_path, monkeypatch):
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(blocker))
+    with pytest.raises(OfflineEncodingError, match="chosen by TIKTOKEN_CACHE_DIR"):
+        seed_cache("cl100k_base")
+
+
+def test_empty_data_gym_setting_names_that_variable(monkeypatch):
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    monkeypatch.setenv("DATA_GYM_CACHE_DIR", "")
+    with pytest.raises(OfflineEncodingError, match="^DATA_GYM_CACHE_DIR is set to an empty"):
+        seed_cache("cl100k_base")

@@ -197,3 +197,19 @@ def test_call_counter_of_a_lambda_is_in_tokens_and_counts_failed_calls():
     with pytest.raises(TypeError):
         counter(None)
     assert counter.calls == 2
+
+
+@pytest.mark.parametrize("message, error", [
+    ({"role": "user", "content": "hi", "name": None}, "field 'name' must be str"),
+    ({"role": "user", "content": "hi", "extra": 5}, "field 'extra' must be str"),
+])
+def test_count_chat_tokens_rejects_non_str_values(message, error):
+    with pytest.raises(TypeError, match=error):
+        count_chat_tokens([message], measure=count_words)
+
+
+def test_count_chat_tokens_with_a_measure_and_a_bad_measure():
+    chat = [{"role": "user", "content": "hello there", "name": "ann lee"}]
+    assert count_chat_tokens(chat, measure=count_words) == 3 + 3 + 1 + 2 + 2 + 1
+    with pytest.raises(ValueError, match="int >= 0, got -5"):
+        count_chat_tokens(chat, measure=lambda text: -5)

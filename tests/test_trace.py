@@ -77,3 +77,8 @@ def test_summary_explorer_builds_widgets():
     box = summary_explorer(LAPTOP_TURNS)
     budget, keep = box.children[0].children
     assert (budget.value, keep.value, keep.step) == (20, 2, 2)
+
+
+def test_table_title_must_be_text():
+    with pytest.raises(TypeError, match="title must be a str"):
+        Table(["a"], [[1]], title=5)

@@ -8,15 +8,19 @@ wrong order). One module per concept:
 - :mod:`kit.checks.window`: lesson 02 (sliding windows);
 - :mod:`kit.checks.summary`: lesson 03 (summary memory).
 
-Helpers here: :func:`call_pure` (calls on deep copies and fails if the input was
-mutated), :func:`expect` and :func:`passed`.
+Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
+NotImplementedError, or any exception a checker does not expect, into a
+:class:`CheckFailed` that shows the call), :func:`call_pure` (the same on deep copies,
+and fails if the input was mutated), :func:`expect` and :func:`passed`.
 """
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable
 
-__all__ = ["CheckFailed", "expect", "call_pure", "passed"]
+__all__ = ["CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call"]
+
+_ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
 
 
 class CheckFailed(AssertionError):
@@ -29,20 +33,59 @@ def expect(condition: bool, hint: str) -> None:
         raise CheckFailed(hint)
 
 
-def call_pure(fn: Callable, *args, name: str = "your function"):
-    """Call ``fn(*args)`` on deep copies of ``args``; return its result.
+def show_call(name: str, args: tuple) -> str:
+    """The call as the learner would write it, e.g. ``window([('user', 'hi')], 0)``.
 
-    Raises CheckFailed if ``fn`` is still the exercise stub (NotImplementedError) or
-    if it changed any of its arguments in place.
+    The arguments are cut to about 120 characters (``...`` marks the cut).
+    """
+    text = ", ".join(repr(arg) for arg in args)
+    if len(text) > _ARGS_WIDTH:
+        text = text[:_ARGS_WIDTH - 3] + "..."
+    return f"{name}({text})"
+
+
+def call_learner(fn: Callable, *args, name: str = "your function", shown: str | None = None,
+                 expected: tuple[type[BaseException], ...] = (), hint: str = ""):
+    """Call ``fn(*args)`` (the very objects given: no copies) and return its result.
+
+    Raises CheckFailed if ``fn`` is not callable or is still the exercise stub
+    (NotImplementedError). An exception of a type in ``expected`` propagates unchanged
+    (for checks that want a ValueError, say), as does a CheckFailed raised by a
+    checker's own test double. Any other exception becomes a CheckFailed naming the
+    call (``shown``, else ``name`` with the arguments), the exception and ``hint``
+    (a default one if empty); the original stays chained as its cause, so the
+    traceback still points at the failing line.
     """
     if not callable(fn):
-        raise CheckFailed(f"{name} should be a function, got {fn!r}")
-    given = copy.deepcopy(args)
+        raise CheckFailed(f"{name} should be a function, got {fn!r:.80}")
     try:
-        result = fn(*given)
+        return fn(*args)
     except NotImplementedError as exc:
         raise CheckFailed(f"{name} is not written yet: replace the `raise "
                           f"NotImplementedError` line with your answer") from exc
+    except CheckFailed:
+        raise
+    except expected:
+        raise
+    except Exception as exc:
+        call = shown if shown is not None else show_call(name, args)
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        advice = hint or ("Run that call yourself: the traceback above this message "
+                          "shows the failing line")
+        raise CheckFailed(f"{call} raised {detail}. {advice.rstrip('.')}.") from exc
+
+
+def call_pure(fn: Callable, *args, name: str = "your function", shown: str | None = None,
+              expected: tuple[type[BaseException], ...] = (), hint: str = ""):
+    """Call ``fn(*args)`` on deep copies of ``args``; return its result.
+
+    Raises CheckFailed if ``fn`` is still the exercise stub (NotImplementedError), if
+    it raised an exception not in ``expected`` (see :func:`call_learner`), or if it
+    changed any of its arguments in place.
+    """
+    given = copy.deepcopy(args)
+    result = call_learner(fn, *given, name=name, shown=shown or show_call(name, args),
+                          expected=expected, hint=hint)
     expect(given == args, f"{name} changed its input in place: {args!r:.120} became "
                           f"{given!r:.120}. Build and return a new value instead.")
     return result

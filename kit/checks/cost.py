@@ -152,7 +152,8 @@ def check_chat_request_tokens(chat_request_tokens: Callable) -> None:
             for messages in chat_cases()]
     runs.append((chat_cases()[0], tiktoken_counter(), count_chat_tokens(chat_cases()[0])))
     for messages, count, expected in runs:
-        got = call_pure(chat_request_tokens, messages, count, name=name)
+        got = call_pure(chat_request_tokens, messages, count, name=name,
+                        shown=f"{name}({_describe(messages, count)})")
         expect(isinstance(got, int) and not isinstance(got, bool),
                f"{name} should return an int (tokens), got {type(got).__name__}: {got!r:.80}")
         if got != expected:

@@ -25,9 +25,9 @@ import copy
 import random
 from collections.abc import Callable
 
-from kit.checks import CheckFailed, call_pure, expect, passed
-from kit.llm import parse_summary_prompt
-from kit.memory import split_for_compaction
+from kit.checks import CheckFailed, call_learner, call_pure, expect, passed
+from kit.llm import SUMMARY_HEADER, parse_summary_prompt
+from kit.memory import build_summary_prompt, split_for_compaction
 from kit.messages import Message, make_message
 from kit.tokens import count_words
 from kit.trace import span
@@ -99,18 +99,29 @@ def _split_hint(got_old: object, want: int, turns: Turns, keep_recent: int) -> s
             "and turns[split] is an assistant message, split -= 1")
 
 
-def _check_split(split_turns: Callable, turns: Turns, keep_recent: int, want_old: int,
-                 why: str) -> None:
-    got = call_pure(split_turns, turns, keep_recent, name="split_turns")
+def _split_label(turns: Turns, keep_recent: int) -> str:
+    roles = " ".join(role[0] for role, _ in turns) or "(none)"
+    return f"split_turns({len(turns)} messages {roles}, keep_recent={keep_recent})"
+
+
+def _split_parts(got: object, label: str) -> tuple[list, list]:
+    """``got`` as ``(old, recent)``; CheckFailed unless it is a tuple of two lists."""
+    missing = " (does one path of your function end without a `return`?)" * (got is None)
     expect(isinstance(got, tuple) and len(got) == 2,
-           f"split_turns should return a tuple (old, recent), got {got!r:.100}")
+           f"{label} should return a tuple (old, recent), got {got!r:.100}{missing}")
     old, recent = got
     expect(isinstance(old, list) and isinstance(recent, list),
-           f"split_turns should return two lists, got {type(old).__name__} and "
+           f"{label} should return two lists, got {type(old).__name__} and "
            f"{type(recent).__name__}")
+    return old, recent
+
+
+def _check_split(split_turns: Callable, turns: Turns, keep_recent: int, want_old: int,
+                 why: str) -> None:
+    label = _split_label(turns, keep_recent)
+    got = call_pure(split_turns, turns, keep_recent, name="split_turns", shown=label)
+    old, recent = _split_parts(got, label)
     want = (turns[:want_old], turns[want_old:])
-    roles = " ".join(role[0] for role, _ in turns) or "(none)"
-    label = f"split_turns({len(turns)} messages {roles}, keep_recent={keep_recent})"
     expect(old + recent == turns,
            f"{label}: old + recent should be all the messages, in order; got old="
            f"{_show(old, turns)}, recent={_show(recent, turns)}")
@@ -144,26 +155,42 @@ def check_split_turns(split_turns: Callable[[Turns, int], tuple[Turns, Turns]]) 
         cases += 1
     for roles, keep_recent in (("uaua", 0), ("uaua", 2), ("uaua", 9), ("", 0)):
         turns = _turns(roles)
-        old, recent = split_turns(turns, keep_recent)
+        label = _split_label(turns, keep_recent)
+        # No copy here: the check is about the identity of the list passed in.
+        got = call_learner(split_turns, turns, keep_recent, name="split_turns", shown=label)
+        old, recent = _split_parts(got, label)
         expect(old is not turns and recent is not turns,
-               f"split_turns({len(turns)} messages, keep_recent={keep_recent}) returned the "
-               f"input list itself: return new lists (slices or list(turns)), so that a "
-               f"later change to one cannot change the other")
+               f"{label} returned the input list itself: return new lists (slices or "
+               f"list(turns)), so that a later change to one cannot change the other")
         cases += 1
     passed("split_turns", cases)
 
 
 # -- compact ---------------------------------------------------------------------------
 class _Recorder:
-    """A summariser that records each prompt it gets and replies "summary v1", "v2"..."""
+    """A summariser that records each prompt it gets and replies "summary v1", "v2"...
 
-    def __init__(self) -> None:
+    Like the kit's summarisers it takes exactly one argument, the prompt string; any
+    other call raises CheckFailed and is kept in ``misuse``, so that the checker can
+    report it even if the learner's code caught the exception.
+    """
+
+    def __init__(self, label: str = "compact") -> None:
+        self.label = label
         self.prompts: list[str] = []
+        self.misuse: CheckFailed | None = None
 
-    def __call__(self, *args: object) -> str:
-        expect(len(args) >= 1 and isinstance(args[-1], str),
-               f"call the summariser with one prompt string, got {args!r:.100}")
-        self.prompts.append(args[-1])  # type: ignore[arg-type]
+    def __call__(self, *args: object, **kwargs: object) -> str:
+        if len(args) != 1 or kwargs or not isinstance(args[0], str):
+            shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            shown = shown if len(shown) <= 100 else shown[:97] + "..."
+            self.misuse = CheckFailed(
+                f"{self.label} called summariser({shown}). A summariser is a prompt model "
+                f"str -> str: call it with exactly one argument, the prompt string: "
+                f"summariser(build_summary_prompt(summary, old)). The instructions are "
+                f"already inside that prompt.")
+            raise self.misuse
+        self.prompts.append(args[0])  # type: ignore[arg-type]
         return f"summary v{len(self.prompts)}"
 
 
@@ -211,17 +238,32 @@ def _label(summary: str, turns: list[Message], keep_recent: int) -> str:
     return f"compact({summary!r}, {len(turns)} turns {roles}, keep_recent={keep_recent})"
 
 
+def _reraise_misuse(summariser: Callable) -> None:
+    """Raise the recorder's CheckFailed for a wrong summariser call, if there was one."""
+    misuse = getattr(summariser, "misuse", None)
+    if misuse is not None:
+        raise CheckFailed(str(misuse)) from None
+
+
 def _call_compact(compact: Callable, summary: str, turns: list[Message], keep_recent: int,
-                  summariser: Callable) -> object:
-    """Call ``compact`` on a copy of ``turns``; fail on the stub or on mutation."""
+                  summariser: Callable,
+                  expected: tuple[type[BaseException], ...] = ()) -> object:
+    """Call ``compact`` on a copy of ``turns`` (the summariser itself, not a copy).
+
+    Fails on the stub, on an exception not in ``expected`` (naming the case), on a
+    wrong call of the summariser (even if the learner's code caught it) and on mutation.
+    """
+    label = _label(summary, turns, keep_recent)
     given = copy.deepcopy(turns)
     try:
-        result = compact(summary, given, keep_recent, summariser)
-    except NotImplementedError as exc:
-        raise CheckFailed("compact is not written yet: replace the `raise "
-                          "NotImplementedError` line with your answer") from exc
+        result = call_learner(compact, summary, given, keep_recent, summariser,
+                              name="compact", shown=label, expected=expected)
+    except CheckFailed:
+        _reraise_misuse(summariser)
+        raise
+    _reraise_misuse(summariser)
     expect(given == turns,
-           f"{_label(summary, turns, keep_recent)} changed the turns list in place (it "
+           f"{label} changed the turns list in place (it "
            f"now holds {len(given)} turns). A pure function returns the new list and "
            f"leaves its input alone: the caller commits only after the call succeeded.")
     return result
@@ -247,6 +289,24 @@ def _check_prompt(prompt: str, summary: str, old: list[Message], recent: list[Me
            f"{label}: the prompt's new turns should be the {len(want)} old turn(s) "
            f"{[m.number for m in old]}, got {len(contents)} turn(s): {contents!r:.120}. "
            f"Hint: split with kit.memory.split_for_compaction(turns, keep_recent).")
+    want_prompt = build_summary_prompt(summary, old)
+    if prompt == want_prompt:
+        return
+    instructions = prompt.split(SUMMARY_HEADER, 1)[0].strip()
+    if instructions != want_prompt.split(SUMMARY_HEADER, 1)[0].strip():
+        raise CheckFailed(
+            f"{label}: the prompt should be exactly build_summary_prompt(summary, old), "
+            f"but its instructions are {instructions or '(none)'!r:.80}. Call it with no "
+            f"third argument and send its result unchanged: the default instructions "
+            f"(kit.memory.SUMMARY_PROMPT) tell the model to keep every id, number and "
+            f"constraint, which a generic \"summarise this\" prompt loses.")
+    at = next((i for i, (a, b) in enumerate(zip(prompt, want_prompt)) if a != b),
+              min(len(prompt), len(want_prompt)))
+    raise CheckFailed(
+        f"{label}: the prompt should be exactly build_summary_prompt(summary, old); yours "
+        f"differs from character {at}: {prompt[max(at - 20, 0):at + 40]!r} where the "
+        f"kit's has {want_prompt[max(at - 20, 0):at + 40]!r}. Pass the prompt the kit "
+        f"builds, unchanged.")
 
 
 def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
@@ -263,10 +323,19 @@ def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
         turns = _messages(_CHAT[:n])
         old, recent = turns[:n_old], turns[n_old:]
         label = _label(summary, turns, keep_recent)
-        recorder = _Recorder()
+        recorder = _Recorder(label)
         got = _call_compact(compact, summary, turns, keep_recent, recorder)
+        missing = " (does one path of your function end without a `return`?)" * (got is None)
         expect(isinstance(got, tuple) and len(got) == 2,
-               f"{label} should return a tuple (new_summary, recent), got {got!r:.100}")
+               f"{label} should return a tuple (new_summary, recent), got {got!r:.100}"
+               f"{missing}")
+        kept = got[1]
+        count = (" (a count? return the list `recent` itself, not its length)"
+                 * (isinstance(kept, int) and not isinstance(kept, bool)))
+        expect(isinstance(kept, list),
+               f"{label} should return (new_summary, recent) with recent the list of turns "
+               f"kept verbatim, got {type(kept).__name__} {kept!r:.60} as the second "
+               f"item{count}")
         if not old:
             expect(not recorder.prompts,
                    f"{label} called the summariser, but nothing is old ({why}). Return "
@@ -282,9 +351,9 @@ def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
             expect(got[0] == "summary v1",
                    f"{label}: the new summary is the summariser's reply ('summary v1'), "
                    f"got {got[0]!r:.80}")
-            expect(list(got[1]) == recent,
+            expect(kept == recent,
                    f"{label}: the turns to keep are {[m.number for m in recent]}, got "
-                   f"{[getattr(m, 'number', m) for m in got[1]]!r:.100} ({why})")
+                   f"{[getattr(m, 'number', m) for m in kept]!r:.100} ({why})")
         cases += 1
 
     # A summariser that times out: the error propagates and nothing changes.
@@ -293,7 +362,12 @@ def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
         label = _label(summary, turns, keep_recent)
         given, failing = copy.deepcopy(turns), _Timeout()
         try:
-            compact(summary, given, keep_recent, failing)
+            call_learner(compact, summary, given, keep_recent, failing, name="compact",
+                         shown=f"{label} with a summariser that times out",
+                         expected=(TimeoutError,),
+                         hint="Do not wrap or replace it: let the TimeoutError propagate "
+                              "(no try/except around the summariser call), so that the "
+                              "caller sees the real failure and keeps its state")
         except TimeoutError:
             pass
         else:
@@ -308,7 +382,8 @@ def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
     turns = _messages(_CHAT[:2])
     failing = _Timeout()
     try:
-        got = _call_compact(compact, "order 88412", turns, 2, failing)
+        got = _call_compact(compact, "order 88412", turns, 2, failing,
+                            expected=(TimeoutError,))
     except TimeoutError:
         raise CheckFailed("compact(2 turns, keep_recent=2) called a summariser although "
                           "nothing is old (it timed out). Return early instead.") from None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kit.checks import CheckFailed, call_pure, expect, passed
+from kit.checks import CheckFailed, call_learner, call_pure, expect, passed
 from kit.trace import span
 
 __all__ = ["check_window", "check_fit_budget"]
@@ -94,23 +94,32 @@ def check_window(window: Callable[[Chat, int], Chat]) -> None:
     for roles, max_messages, keep, why in _WINDOW_CASES:
         chat = _chat(roles)
         want = [chat[i - 1] for i in keep]
-        got = call_pure(window, chat, max_messages, name="window")
+        label = (f"window({len(chat)} messages {' '.join(roles) or '(none)'}, "
+                 f"max_messages={max_messages})")
+        got = call_pure(window, chat, max_messages, name="window", shown=label)
         expect(isinstance(got, list),
                f"window should return a list, got {type(got).__name__}: {got!r:.80}")
         if got != want:
             raise CheckFailed(
-                f"window({len(chat)} messages {' '.join(roles) or '(none)'}, max_messages="
-                f"{max_messages}) should return {_show(want, chat)}, got {_show(got, chat)}. "
+                f"{label} should return {_show(want, chat)}, got {_show(got, chat)}. "
                 f"Why: {why}. Hint: {_window_hint(got, want, chat, max_messages)}.")
         cases += 1
     chat = _chat("uau")
-    got = window(chat, 5)
+    got = call_learner(window, chat, 5, name="window")   # no copy: the identity matters
+    expect(isinstance(got, list),
+           f"window(3 messages u a u, max_messages=5) should return a list, got "
+           f"{type(got).__name__}: {got!r:.80}")
     expect(got is not chat, "window returned the input list itself: return a new list "
                             "(a slice or list(messages)), so later changes cannot alias")
     cases += 1
     for bad in (0, -1):
         try:
-            got = call_pure(window, _chat("uaua"), bad, name="window")
+            got = call_pure(
+                window, _chat("uaua"), bad, name="window", expected=(ValueError,),
+                shown=f"window(4 messages, max_messages={bad})",
+                hint=(f"max_messages={bad} should raise ValueError: write `if max_messages "
+                      f"< 1: raise ValueError(...)` (an assert is for your own bugs, not "
+                      f"for bad arguments, and python -O skips it)"))
         except ValueError:
             cases += 1
             continue

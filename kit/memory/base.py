@@ -73,12 +73,15 @@ class Memory:
     def __init__(self, measure: Measure = approx_tokens, system: str | None = None) -> None:
         if not callable(measure):
             raise TypeError(f"measure must be callable str -> int, got {measure!r}")
+        if system is not None and (not isinstance(system, str) or not system.strip()):
+            raise ValueError(f"system must be a non-empty str or None, got {system!r:.60}")
         self.measure, self.unit = measure, unit_of(measure)
-        self.system = make_message("system", system, measure, 0, ("system",)) if system is not None else None
+        self.system = make_message("system", system, measure, 0, ("system",)) if system else None
         self.turns: list[Message] = []
         self.turn_tokens = 0          # running total of the sizes of self.turns
         self.trace: list[TraceEvent] = []
         self.added = 0                # messages added so far (numbers them)
+        self._adding = False          # guards against add() re-entered from a summariser
 
     # -- sizes -----------------------------------------------------------------
     @property
@@ -98,17 +101,30 @@ class Memory:
         Raises ValueError for another role, TypeError for non-string content (the
         memory is unchanged). If eviction or compaction raises (a summariser that
         fails), the message stays added, nothing else changes, the trace records an
-        event with action "failed", and the exception propagates.
+        event with action "failed", and the exception propagates. Raises RuntimeError,
+        changing nothing, if called again while an add is running (from inside a
+        summariser or a measure).
         """
+        if self._adding:
+            raise RuntimeError("add() was called while another add() is running (from the "
+                               "summariser or the measure); the memory is unchanged")
+        self._adding = True
+        try:
+            return self._add(role, content)
+        finally:
+            self._adding = False
+
+    def _add(self, role: str, content: str) -> TraceEvent:
         message = make_message(role, content, self.measure, self.added + 1)
         self._check_fits(message)
         self.added += 1
         self.turns.append(message)
         self.turn_tokens += message.tokens
         size_before, turns_before = self.size, len(self.turns)
+        fields = {"action": "failed", "note": "interrupted"}
         try:
             fields = self._after_append()
-        except Exception as exc:      # a summariser failed: the message stays, nothing else moved
+        except BaseException as exc:  # a summariser failed: the message stays, nothing else moved
             fields = {"action": "failed", "note": f"{type(exc).__name__}: {exc}"}
             raise
         finally:
@@ -125,7 +141,8 @@ class Memory:
 
     def _evict(self, count: int) -> tuple[int, ...]:
         """Drop the ``count`` oldest turns; return their numbers."""
-        gone, self.turns = self.turns[:count], self.turns[count:]
+        gone = self.turns[:count]
+        del self.turns[:count]
         self.turn_tokens -= sum(m.tokens for m in gone)
         return tuple(m.number for m in gone)
 

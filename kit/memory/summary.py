@@ -13,9 +13,9 @@ Semantics (seed 000, "Add summarization-based memory to reduce context size"):
 - ``keep_recent`` wins over the budget: the newest turns stay verbatim even if the
   context is then still over budget (the trace says so).
 - Compute first, then commit: the new summary and turn list are swapped in only after
-  the summariser returned. A summariser that raises leaves summary and turns exactly
-  as they were (the new message stays added) and the exception propagates; the next
-  compaction folds the larger span.
+  the summariser returned. A summariser that raises (or returns a non-str or an empty
+  summary) leaves summary and turns exactly as they were (the new message stays
+  added) and the error propagates; the next compaction folds the larger span.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from kit.llm import NO_SUMMARY, SUMMARY_HEADER, TURNS_HEADER, PromptModel
 from kit.memory.base import BudgetedMemory, check_int
 from kit.messages import Message, render, span
-from kit.tokens import Measure, approx_tokens
+from kit.tokens import Measure, approx_tokens, measured
 
 __all__ = ["SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE",
            "build_summary_prompt", "split_for_compaction"]
@@ -66,8 +66,9 @@ def split_for_compaction(turns: Sequence[Message], keep_recent: int
     If the recent part would start with an assistant message, the split moves back so
     that its question stays with it (recent then holds more than ``keep_recent``).
     ``keep_recent=0`` folds everything. Returns new lists; ``turns`` is not changed.
+    Raises TypeError/ValueError unless ``keep_recent`` is an int >= 0.
     """
-    split = len(turns) - keep_recent
+    split = len(turns) - check_int("keep_recent", keep_recent, 0)
     if split <= 0:
         return [], list(turns)
     while 0 < split < len(turns) and turns[split].role == "assistant":
@@ -82,7 +83,9 @@ class SummaryMemory(BudgetedMemory):
     unit; ``keep_recent``: even int >= 0, turns always kept verbatim; ``measure``:
     ``str -> int``; ``prompt``: the summarisation instructions; ``system``: a system
     prompt, never evicted. Raises TypeError/ValueError naming a bad argument
-    (including an odd ``keep_recent``: the verbatim part would start with a reply).
+    (including an odd ``keep_recent``: with an even one the verbatim part is whole
+    question-and-reply pairs when compaction runs after a reply; after a question,
+    :func:`split_for_compaction` moves the split back so no reply loses its question).
     """
 
     name = "summary memory"
@@ -93,9 +96,11 @@ class SummaryMemory(BudgetedMemory):
         if not callable(summariser):
             raise TypeError(f"summariser must be callable str -> str, got {summariser!r}")
         check_int("keep_recent", keep_recent, 0)
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.60}")
         if keep_recent % 2:
-            raise ValueError(f"keep_recent must be even, so the verbatim turns start with a "
-                             f"user message; got {keep_recent}")
+            raise ValueError(f"keep_recent must be even, so the verbatim turns are whole "
+                             f"question-and-reply pairs; got {keep_recent}")
         super().__init__(budget, measure, system)
         self.summariser, self.keep_recent, self.prompt = summariser, keep_recent, prompt
         self.summary, self.summary_tokens = "", 0
@@ -114,12 +119,16 @@ class SummaryMemory(BudgetedMemory):
             return {}
         old, recent = split_for_compaction(self.turns, self.keep_recent)
         if not old:
-            return {"note": f"over budget, but nothing is older than keep_recent={self.keep_recent}"}
+            return {"note": f"over budget, but nothing can be folded: keep_recent="
+                            f"{self.keep_recent}, and a question stays with its replies"}
         new_summary = self.summariser(build_summary_prompt(self.summary, old, self.prompt))
         if not isinstance(new_summary, str):
             raise TypeError(f"summariser must return str, got {type(new_summary).__name__}")
         new_summary = new_summary.strip()
-        new_tokens = self.measure(new_summary)
+        if not new_summary:
+            raise ValueError("the summariser returned an empty summary for "
+                             f"{len(old)} turns; kept the summary and turns as they were")
+        new_tokens = measured(self.measure, new_summary)
         # Commit: only now that the summariser has returned.
         self.summary, self.summary_tokens, self.turns = new_summary, new_tokens, recent
         self.turn_tokens -= sum(m.tokens for m in old)
