@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from kit.checks import CheckFailed
+from kit.checks import CheckFailed, role_turns
 from kit.checks import summary as checks
 from kit.checks.summary import check_compact, check_split_turns
 from kit.llm import fact_listing_summariser, gist_summariser
@@ -95,7 +95,7 @@ def test_split_turns_wrong_answers_fail(wrong, hint, capsys):
 
 def test_split_cases_agree_with_kit():
     for roles, keep_recent, want_old, _ in checks._SPLIT_CASES:
-        turns = checks._turns(roles)
+        turns = role_turns(roles)
         messages = checks._messages(turns)
         assert len(split_for_compaction(messages, keep_recent)[0]) == want_old, (roles, keep_recent)
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-__all__ = ["CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call"]
+from kit.messages import span
+
+__all__ = ["Turns", "role_turns", "show_turns", "CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call"]
 
 _ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
 
@@ -94,3 +96,23 @@ def call_pure(fn: Callable, *args, name: str = "your function", shown: str | Non
 def passed(name: str, cases: int) -> None:
     """Print the one pass line of a check cell."""
     print(f"PASS {name}: {cases} cases correct")
+
+
+Turns = list[tuple[str, str]]   # (role, text) pairs, as the exercises use them
+
+
+def role_turns(roles: str) -> Turns:
+    """"uaua" -> [("user", "message 1"), ("assistant", "message 2"), ...]."""
+    names = {"u": "user", "a": "assistant"}
+    return [(names[r], f"message {i}") for i, r in enumerate(roles, start=1)]
+
+
+def show_turns(part: object, turns: Turns) -> str:
+    """A result as "messages 3-6 (u a u a)" when it is made of ``turns``' messages."""
+    if isinstance(part, list) and all(t in turns for t in part):
+        if not part:
+            return "no messages []"
+        roles = " ".join(role[0] for role, _ in part)
+        numbers = [turns.index(t) + 1 for t in part]
+        return f"message{'s' * (len(numbers) > 1)} {span(numbers)} ({roles})"
+    return f"{part!r:.100}"

@@ -12,8 +12,9 @@
   summariser)``. ``turns`` is a list of :class:`kit.messages.Message`; ``summariser``
   is a prompt model ``str -> str``. Split like ``split_for_compaction``; if nothing is
   old return ``(summary, turns)`` unchanged without calling the summariser; else call
-  it once with ``build_summary_prompt(summary, old)`` (the previous summary and only
-  the old turns: an incremental update) and return ``(reply, recent)``. A pure
+  it once with one argument, exactly ``build_summary_prompt(summary, old)`` (the
+  previous summary and only the old turns: an incremental update, with the default
+  instructions) and return ``(reply, recent)``, ``recent`` a list. A pure
   function: the inputs never change, and an exception from the summariser propagates.
 
 Each checker prints one pass line (:func:`kit.checks.passed`) or raises
@@ -25,32 +26,14 @@ import copy
 import random
 from collections.abc import Callable
 
-from kit.checks import CheckFailed, call_learner, call_pure, expect, passed
+from kit.checks import (CheckFailed, Turns, call_learner, call_pure, expect, passed, role_turns,
+                        show_turns)
 from kit.llm import SUMMARY_HEADER, parse_summary_prompt
 from kit.memory import build_summary_prompt, split_for_compaction
 from kit.messages import Message, make_message
 from kit.tokens import count_words
-from kit.trace import span
 
 __all__ = ["check_split_turns", "check_compact"]
-
-Turns = list[tuple[str, str]]
-_ROLES = {"u": "user", "a": "assistant"}
-
-
-def _turns(roles: str) -> Turns:
-    """"uaua" -> [("user", "message 1"), ("assistant", "message 2"), ...]."""
-    return [(_ROLES[r], f"message {i}") for i, r in enumerate(roles, start=1)]
-
-
-def _show(part: object, turns: Turns) -> str:
-    """A result part as "messages 3-4 (u a)" when it is made of ``turns``' messages."""
-    if isinstance(part, list) and all(t in turns for t in part):
-        if not part:
-            return "[]"
-        roles = " ".join(role[0] for role, _ in part)
-        return f"messages {span([turns.index(t) + 1 for t in part])} ({roles})"
-    return f"{part!r:.100}"
 
 
 # (roles, keep_recent, number of messages that go to `old`, why it matters)
@@ -124,11 +107,11 @@ def _check_split(split_turns: Callable, turns: Turns, keep_recent: int, want_old
     want = (turns[:want_old], turns[want_old:])
     expect(old + recent == turns,
            f"{label}: old + recent should be all the messages, in order; got old="
-           f"{_show(old, turns)}, recent={_show(recent, turns)}")
+           f"{show_turns(old, turns)}, recent={show_turns(recent, turns)}")
     expect(got == want,
-           f"{label} should return old={_show(want[0], turns)}, recent="
-           f"{_show(want[1], turns)}; got old={_show(old, turns)}, recent="
-           f"{_show(recent, turns)}. Why: {why}. Hint: "
+           f"{label} should return old={show_turns(want[0], turns)}, recent="
+           f"{show_turns(want[1], turns)}; got old={show_turns(old, turns)}, recent="
+           f"{show_turns(recent, turns)}. Why: {why}. Hint: "
            f"{_split_hint(old, want_old, turns, keep_recent)}.")
 
 
@@ -137,24 +120,25 @@ def check_split_turns(split_turns: Callable[[Turns, int], tuple[Turns, Turns]]) 
 
     Rejects: ``turns[:-keep_recent]`` (wrong for 0), not moving the split back for a
     reply (or moving it back only once), off-by-one splits, mutating ``turns``, and
-    returning the input list itself. Also compares with
+    returning the input list itself or anything but a tuple of two lists (an
+    exception names the case). Also compares with
     :func:`kit.memory.split_for_compaction` on 200 random conversations.
     """
     cases = 0
     for roles, keep_recent, want_old, why in _SPLIT_CASES:
-        _check_split(split_turns, _turns(roles), keep_recent, want_old, why)
+        _check_split(split_turns, role_turns(roles), keep_recent, want_old, why)
         cases += 1
     rng = random.Random(3)
     for _ in range(200):
         roles = "".join(rng.choice("ua") for _ in range(rng.randint(0, 9)))
         keep_recent = rng.randint(0, 6)
-        turns = _turns(roles)
+        turns = role_turns(roles)
         want_old = _kit_old(turns, keep_recent)
         _check_split(split_turns, turns, keep_recent, want_old,
                      "same rule as kit.memory.split_for_compaction")
         cases += 1
     for roles, keep_recent in (("uaua", 0), ("uaua", 2), ("uaua", 9), ("", 0)):
-        turns = _turns(roles)
+        turns = role_turns(roles)
         label = _split_label(turns, keep_recent)
         # No copy here: the check is about the identity of the list passed in.
         got = call_learner(split_turns, turns, keep_recent, name="split_turns", shown=label)
@@ -315,8 +299,11 @@ def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
 
     Rejects: re-summarising the whole transcript (recent turns in the prompt), dropping
     the previous summary, off-by-one splits, mutating ``turns`` (before or after the
-    call), calling the summariser when nothing is old or more than once, returning
-    anything but ``(reply, recent)``, and swallowing the summariser's exception.
+    call), calling the summariser when nothing is old or more than once, calling it
+    with anything but the one prompt string ``build_summary_prompt(summary, old)``
+    (other instructions included), returning anything but ``(reply, recent)``, and
+    swallowing, wrapping or replacing the summariser's exception. Any other exception
+    from ``compact`` becomes a CheckFailed naming the case.
     """
     cases = 0
     for summary, n, keep_recent, n_old, why in _COMPACT_CASES:

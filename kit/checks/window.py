@@ -18,29 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kit.checks import CheckFailed, call_learner, call_pure, expect, passed
-from kit.trace import span
+from kit.checks import (CheckFailed, Turns, call_learner, call_pure, expect, passed, role_turns,
+                        show_turns)
 
 __all__ = ["check_window", "check_fit_budget"]
 
-Chat = list[tuple[str, str]]
-
-
-def _chat(roles: str) -> Chat:
-    """"uaua" -> [("user", "message 1"), ("assistant", "message 2"), ...]."""
-    names = {"u": "user", "a": "assistant"}
-    return [(names[r], f"message {i}") for i, r in enumerate(roles, start=1)]
-
-
-def _show(messages: object, chat: Chat) -> str:
-    """A result as "messages 3-6 (u a u a)" when it is made of ``chat``'s messages."""
-    if isinstance(messages, list) and all(m in chat for m in messages):
-        if not messages:
-            return "no messages []"
-        roles = " ".join(role[0] for role, _ in messages)
-        numbers = [chat.index(m) + 1 for m in messages]
-        return f"message{'s' * (len(numbers) > 1)} {span(numbers)} ({roles})"
-    return f"{messages!r:.120}"
+Chat = Turns
 
 
 # (roles of the conversation, max_messages, numbers (1-based) of the messages kept, why)
@@ -88,11 +71,13 @@ def check_window(window: Callable[[Chat, int], Chat]) -> None:
 
     Rejects: off-by-one sizes, mutating ``messages``, keeping an orphaned reply,
     dropping a leading greeting when nothing was cut, dropping a lone reply, returning
-    the input list itself, and not raising ValueError for ``max_messages`` < 1.
+    the input list itself, and not raising ValueError for ``max_messages`` < 1 (an
+    ``assert`` or another exception type included). Any other exception from
+    ``window`` becomes a CheckFailed naming the case.
     """
     cases = 0
     for roles, max_messages, keep, why in _WINDOW_CASES:
-        chat = _chat(roles)
+        chat = role_turns(roles)
         want = [chat[i - 1] for i in keep]
         label = (f"window({len(chat)} messages {' '.join(roles) or '(none)'}, "
                  f"max_messages={max_messages})")
@@ -101,10 +86,10 @@ def check_window(window: Callable[[Chat, int], Chat]) -> None:
                f"window should return a list, got {type(got).__name__}: {got!r:.80}")
         if got != want:
             raise CheckFailed(
-                f"{label} should return {_show(want, chat)}, got {_show(got, chat)}. "
+                f"{label} should return {show_turns(want, chat)}, got {show_turns(got, chat)}. "
                 f"Why: {why}. Hint: {_window_hint(got, want, chat, max_messages)}.")
         cases += 1
-    chat = _chat("uau")
+    chat = role_turns("uau")
     got = call_learner(window, chat, 5, name="window")   # no copy: the identity matters
     expect(isinstance(got, list),
            f"window(3 messages u a u, max_messages=5) should return a list, got "
@@ -115,7 +100,7 @@ def check_window(window: Callable[[Chat, int], Chat]) -> None:
     for bad in (0, -1):
         try:
             got = call_pure(
-                window, _chat("uaua"), bad, name="window", expected=(ValueError,),
+                window, role_turns("uaua"), bad, name="window", expected=(ValueError,),
                 shown=f"window(4 messages, max_messages={bad})",
                 hint=(f"max_messages={bad} should raise ValueError: write `if max_messages "
                       f"< 1: raise ValueError(...)` (an assert is for your own bugs, not "
@@ -125,7 +110,7 @@ def check_window(window: Callable[[Chat, int], Chat]) -> None:
             continue
         raise CheckFailed(
             f"window(4 messages, max_messages={bad}) should raise ValueError, got "
-            f"{_show(got, _chat('uaua'))}. A window must hold at least one message; "
+            f"{show_turns(got, role_turns('uaua'))}. A window must hold at least one message; "
             f"note that messages[-0:] is the whole list, not an empty one.")
     passed("window", cases)
 
