@@ -90,7 +90,7 @@ def test_tokens_with_an_unknown_model_warns_and_uses_cl100k(capsys, cache):
 def test_trace_laptop_prints_the_seed_trace(capsys):
     assert main(["trace", "laptop"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Laptop trace (seed 000): budget 20 words, keep_recent=2\n")
+    assert out.startswith("Laptop trace: budget 20 words, keep_recent=2\n")
     check_trace_output(out)
     assert "(budget 20: keep_recent wins)" in out
 
