@@ -11,7 +11,8 @@ wrong order). One module per concept:
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
 :class:`CheckFailed` that shows the call), :func:`call_pure` (the same on deep copies,
-and fails if the input was mutated), :func:`expect` and :func:`passed`.
+and fails if the input was mutated), :func:`expect`, :func:`passed`, and
+:func:`role_turns` / :func:`show_turns` to build and describe small conversations.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from collections.abc import Callable
 
 from kit.messages import span
 
-__all__ = ["Turns", "role_turns", "show_turns", "CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call"]
+__all__ = ["CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call",
+           "Turns", "role_turns", "show_turns"]
 
 _ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
 
