@@ -121,7 +121,6 @@ class Memory:
         self.turns.append(message)
         self.turn_tokens += message.tokens
         size_before, turns_before = self.size, len(self.turns)
-        fields = {"action": "failed", "note": "interrupted"}
         try:
             fields = self._after_append()
         except BaseException as exc:  # a summariser failed: the message stays, nothing else moved
