@@ -13,14 +13,24 @@ def window(messages, max_messages):
         raise ValueError(f"max_messages must be >= 1, got {max_messages}")
     kept = messages[-max_messages:]
     cut = len(kept) < len(messages)
-    if cut and kept[0][0] == "assistant" and any(role == "user" for role, _ in kept):
+    while cut and kept[0][0] == "assistant" and any(role == "user" for role, _ in kept):
+        kept = kept[1:]
+    return kept
+
+
+def window_drops_one_orphan(messages, max_messages):  # `if` instead of `while`
+    if max_messages < 1:
+        raise ValueError(f"max_messages must be >= 1, got {max_messages}")
+    kept = messages[-max_messages:]
+    if len(kept) < len(messages) and kept[0][0] == "assistant" and any(
+            role == "user" for role, _ in kept):
         kept = kept[1:]
     return kept
 
 
 def _orphan_rule(kept, cut):
-    if cut and kept and kept[0][0] == "assistant" and any(r == "user" for r, _ in kept):
-        return kept[1:]
+    while cut and kept and kept[0][0] == "assistant" and any(r == "user" for r, _ in kept):
+        kept = kept[1:]
     return kept
 
 
@@ -99,6 +109,7 @@ def test_window_accepts_the_right_answer(capsys):
     (window_plus_one, "at most"),
     (window_mutating, "changed its input"),
     (window_keeps_orphan, "drop that reply"),
+    (window_drops_one_orphan, "a while, not an if"),
     (window_drops_greeting, "nothing was cut"),
     (window_drops_lone_reply, "only when a user message follows"),
     (window_no_value_error, "ValueError"),

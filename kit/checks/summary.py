@@ -11,7 +11,7 @@
 - :func:`check_compact`: the exercise ``compact(summary, turns, keep_recent,
   summariser)``. ``turns`` is a list of :class:`kit.messages.Message`; ``summariser``
   is a prompt model ``str -> str``. Split like ``split_for_compaction``; if nothing is
-  old return ``(summary, turns)`` unchanged without calling the summariser; else call
+  old return ``(summary, list(turns))`` without calling the summariser; else call
   it once with one argument, exactly ``build_summary_prompt(summary, old)`` (the
   previous summary and only the old turns: an incremental update, with the default
   instructions) and return ``(reply, recent)``, ``recent`` a list. A pure
@@ -326,7 +326,7 @@ def check_compact(compact: Callable[..., tuple[str, list[Message]]]) -> None:
         if not old:
             expect(not recorder.prompts,
                    f"{label} called the summariser, but nothing is old ({why}). Return "
-                   f"(summary, turns) without a model call: each call costs time and money.")
+                   f"(summary, list(turns)) without a model call: each call costs time and money.")
             expect(got == (summary, turns),
                    f"{label}: nothing is old, so return the summary and turns unchanged; "
                    f"got {got!r:.120}")

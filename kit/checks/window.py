@@ -42,6 +42,8 @@ _WINDOW_CASES = [
     ("ua", 1, [2], "the reply is alone: no user message follows it, so keep it"),
     ("uaua", 1, [4], "the reply is alone: no user message follows it, so keep it"),
     ("uau", 1, [3], "one message: the newest"),
+    ("uaaau", 3, [5], "the newest 3 start with two replies whose question was cut: drop both"),
+    ("uaaaua", 5, [5, 6], "the newest 5 start with three orphaned replies: drop all three"),
     ("", 3, [], "an empty conversation has an empty window"),
 ]
 
@@ -55,6 +57,10 @@ def _window_hint(got: object, want: Chat, chat: Chat, max_messages: int) -> str:
     if got == newest and want != newest:
         return ("the window starts with an assistant reply whose question was cut: "
                 "drop that reply")
+    if (cut and isinstance(got, list) and got and isinstance(got[0], tuple)
+            and got[0][0] == "assistant" and any(m[0] == "user" for m in got[1:])):
+        return ("the window still starts with a reply whose question was cut: keep "
+                "dropping leading replies (a while, not an if)")
     if not cut and got == chat[1:]:
         return ("nothing was cut, so there is no orphan: keep the opening message "
                 "(only drop a leading reply after the window slid)")
