@@ -72,10 +72,12 @@ def shopping_chat(n_messages: int, seed: int = 0) -> list[Turn]:
     The first exchange states :data:`PLANTED_FACTS` (an order id, an allergy, a
     budget); later messages are small talk about products that never repeat them.
     Same ``seed``, same conversation. Raises ValueError if ``n_messages`` < 2,
-    TypeError if ``seed`` is not an int.
+    TypeError if ``n_messages`` or ``seed`` is not an int.
     """
-    if isinstance(n_messages, bool) or not isinstance(n_messages, int) or n_messages < 2:
-        raise ValueError(f"n_messages must be an int >= 2, got {n_messages!r}")
+    if isinstance(n_messages, bool) or not isinstance(n_messages, int):
+        raise TypeError(f"n_messages must be an int, got {n_messages!r}")
+    if n_messages < 2:
+        raise ValueError(f"n_messages must be >= 2, got {n_messages!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an int (same seed, same conversation), got {seed!r}")
     rng = random.Random(seed)

@@ -82,23 +82,35 @@ class ScriptedLLM:
 def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
     """Split a summary prompt into (current summary, list of new turn contents).
 
-    A turn starts at a ``user: `` or ``assistant: `` line; other lines continue the
-    turn before them. The current summary is "" when the prompt says ``(none)``.
-    Raises ValueError if either section header is missing.
+    Reads the layout of :func:`kit.memory.summary.build_summary_prompt`: headers and
+    turns start at column 0, and further lines of a summary or turn are indented by two
+    spaces (so user text cannot fake a header). The current summary is "" when the
+    prompt says ``(none)``. Raises ValueError if either header line is missing.
     """
-    if SUMMARY_HEADER not in prompt or TURNS_HEADER not in prompt:
-        raise ValueError(f"not a summary prompt (needs {SUMMARY_HEADER!r} and "
-                         f"{TURNS_HEADER!r}): {prompt[:60]!r}")
-    before_turns, turns = prompt.rsplit(TURNS_HEADER, 1)
-    summary = before_turns.rsplit(SUMMARY_HEADER, 1)[1].strip()
+    lines = prompt.split("\n")
+    summary_at = _last_line(lines, SUMMARY_HEADER.strip())
+    turns_at = _last_line(lines, TURNS_HEADER.strip())
+    if summary_at is None or turns_at is None or turns_at < summary_at:
+        raise ValueError(f"not a summary prompt (needs the lines {SUMMARY_HEADER.strip()!r} "
+                         f"then {TURNS_HEADER.strip()!r}): {prompt[:60]!r}")
+    summary = _dedent(lines[summary_at + 1:turns_at]).strip()
     contents: list[str] = []
-    for line in turns.splitlines():
+    for line in lines[turns_at + 1:]:
         role, sep, text = line.partition(": ")
         if sep and role in ("user", "assistant"):
-            contents.append(text)            # a new turn
-        elif contents:
-            contents[-1] += "\n" + line      # a message that spans several lines
+            contents.append(text)             # a new turn
+        elif contents and line.startswith("  "):
+            contents[-1] += "\n" + line[2:]   # the next line of a multi-line message
     return ("" if summary == NO_SUMMARY else summary), contents
+
+
+def _last_line(lines: list[str], wanted: str) -> int | None:
+    found = [i for i, line in enumerate(lines) if line == wanted]
+    return found[-1] if found else None
+
+
+def _dedent(lines: list[str]) -> str:
+    return "\n".join(line[2:] if line.startswith("  ") else line for line in lines)
 
 
 def fact_listing_summariser(prompt: str) -> str:
@@ -116,6 +128,8 @@ def gist_summariser(prompt: str, words_per_turn: int = 4) -> str:
     Any word containing a digit is removed, then each turn is cut to
     ``words_per_turn`` words. What a generic "summarise this" prompt tends to do.
     """
+    if isinstance(words_per_turn, bool) or not isinstance(words_per_turn, int) or words_per_turn < 1:
+        raise ValueError(f"words_per_turn must be an int >= 1, got {words_per_turn!r}")
     summary, contents = parse_summary_prompt(prompt)
     gists = []
     for text in contents:
@@ -150,19 +164,29 @@ class FailingLLM:
 
     ``fail_on=None`` fails on every call. ``error`` is the exception raised (default
     ``TimeoutError("model timed out")``). ``calls`` counts every call, failed or not.
+    Raises TypeError/ValueError for a ``fail_on`` that is not a set of ints >= 1 or an
+    ``error`` that is not an exception instance.
     """
 
     def __init__(self, model: Callable[..., str] | None = None,
                  fail_on: Iterable[int] | None = None,
                  error: BaseException | None = None) -> None:
-        self.model, self.calls = model, 0
-        self.fail_on = None if fail_on is None else set(fail_on)
+        if fail_on is not None:
+            if isinstance(fail_on, (int, str, bytes)):
+                raise TypeError(f"fail_on must be a set of call numbers such as {{2}}, got {fail_on!r}")
+            fail_on = set(fail_on)
+            bad = [n for n in fail_on if isinstance(n, bool) or not isinstance(n, int) or n < 1]
+            if bad:
+                raise ValueError(f"fail_on holds call numbers >= 1, got {sorted(map(repr, bad))}")
+        if error is not None and not isinstance(error, BaseException):
+            raise TypeError(f"error must be an exception instance, got {error!r:.60}")
+        self.model, self.calls, self.fail_on = model, 0, fail_on
         self.error = error or TimeoutError("model timed out")
 
     def __call__(self, *args: str) -> str:
         self.calls += 1
         if self.fail_on is None or self.calls in self.fail_on:
-            raise self.error
+            raise self.error.with_traceback(None)     # a fresh traceback on every call
         if self.model is None:
             raise RuntimeError(f"FailingLLM has no model to answer call {self.calls}")
         return self.model(*args)

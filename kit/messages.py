@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from kit.tokens import Measure, measured
 
-__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat", "span"]
+__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat", "span", "indent_continuation"]
 
 ROLES = ("system", "user", "assistant")
 TURN_ROLES = ("user", "assistant")
@@ -31,12 +31,21 @@ class Message:
     number: int = 0
 
     def line(self) -> str:
-        """The message as one transcript line, ``"role: content"``."""
-        return f"{self.role}: {self.content}"
+        """The message as a transcript line, ``"role: content"``.
+
+        Further lines of a multi-line content are indented by two spaces, so no text
+        a user typed can pass for a ``role:`` line or a prompt header.
+        """
+        return f"{self.role}: {indent_continuation(self.content)}"
 
     def chat(self) -> dict[str, str]:
         """The message as an OpenAI-style chat dict ``{"role", "content"}``."""
         return {"role": self.role, "content": self.content}
+
+
+def indent_continuation(text: str) -> str:
+    """``text`` with every line after the first indented by two spaces."""
+    return text.replace("\n", "\n  ")
 
 
 def check_role(role: object, allowed: tuple[str, ...] = TURN_ROLES) -> str:

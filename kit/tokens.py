@@ -182,6 +182,8 @@ class CallCounter:
     """
 
     def __init__(self, measure: Measure) -> None:
+        if not callable(measure):
+            raise TypeError(f"CallCounter wraps a measure str -> int, got {measure!r:.60}")
         self.measure, self.calls = measure, 0
         self.unit = unit_of(measure)
 

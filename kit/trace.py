@@ -20,15 +20,22 @@ class Table:
 
     Displays as HTML in Jupyter (every cell escaped with ``html.escape``) and as aligned
     text with ``str()``/``print``. Raises ValueError if a row's length differs from the
-    number of columns, TypeError for a non-str title.
+    number of columns, TypeError for a non-str title or a string given as the
+    columns or as a row.
     """
 
     def __init__(self, columns: Sequence[str], rows: Iterable[Sequence[object]],
                  title: str = "") -> None:
         if not isinstance(title, str):
             raise TypeError(f"title must be a str, got {type(title).__name__}: {title!r:.60}")
+        if isinstance(columns, str):
+            raise TypeError(f"columns must be a list of names, not one string: {columns!r:.60}")
         self.columns = [str(c) for c in columns]
-        self.rows = [list(r) for r in rows]
+        self.rows = []
+        for i, row in enumerate(rows):
+            if isinstance(row, str):
+                raise TypeError(f"row {i} must be a list of cells, not one string: {row!r:.60}")
+            self.rows.append(list(row))
         self.title = title
         for i, row in enumerate(self.rows):
             if len(row) != len(self.columns):

@@ -36,8 +36,13 @@ def summary_explorer(turns: Sequence[Turn], budget: int = 20, keep_recent: int =
                      measure: Measure = count_words, summariser=fact_listing_summariser):
     """Sliders for budget (1-200) and keep_recent (0-10, even) redrawing trace and plot.
 
-    Arguments as in :func:`explore_summary`; returns an ``ipywidgets.VBox``.
+    Arguments as in :func:`explore_summary`; returns an ``ipywidgets.VBox``. Raises
+    ValueError for starting values outside the sliders' ranges.
     """
+    if not (isinstance(budget, int) and 1 <= budget <= 200):
+        raise ValueError(f"budget must be an int from 1 to 200 (the slider's range), got {budget!r}")
+    if not (isinstance(keep_recent, int) and 0 <= keep_recent <= 10 and keep_recent % 2 == 0):
+        raise ValueError(f"keep_recent must be an even int from 0 to 10, got {keep_recent!r}")
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
     from IPython.display import display
@@ -55,7 +60,7 @@ def summary_explorer(turns: Sequence[Turn], budget: int = 20, keep_recent: int =
             try:
                 table, sizes, memory = explore_summary(turns, budget_slider.value,
                                                        keep_slider.value, measure, summariser)
-            except ValueError as exc:
+            except (TypeError, ValueError) as exc:
                 print(f"not allowed: {exc}")
                 return
             display(table)

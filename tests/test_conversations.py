@@ -13,7 +13,7 @@ def test_shopping_chat_is_deterministic_and_plants_facts():
     assert len(chat) == 50 and [r for r, _ in chat[:4]] == ["user", "assistant"] * 2
     assert all(facts_in(chat[0][1]).values())
     assert not any(any(facts_in(text).values()) for _, text in chat[2:])
-    with pytest.raises(ValueError, match="got 1"):
+    with pytest.raises(ValueError, match=">= 2, got 1"):
         shopping_chat(1)
 
 
@@ -42,3 +42,8 @@ def test_window_forgets_planted_facts():
 def test_shopping_chat_needs_an_int_seed():
     with pytest.raises(TypeError, match="seed must be an int"):
         shopping_chat(10, seed=None)
+
+
+def test_shopping_chat_needs_an_int_length():
+    with pytest.raises(TypeError, match="n_messages must be an int, got 2.0"):
+        shopping_chat(2.0)

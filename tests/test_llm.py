@@ -189,3 +189,32 @@ def test_multi_line_messages_are_kept_whole():
 def test_scripted_llm_refuses_one_string_as_its_script():
     with pytest.raises(TypeError, match="not one string"):
         ScriptedLLM("a short summary")
+
+
+@pytest.mark.parametrize("kwargs, error, text", [
+    ({"fail_on": 3}, TypeError, "set of call numbers"),
+    ({"fail_on": {0}}, ValueError, "call numbers >= 1"),
+    ({"error": "boom"}, TypeError, "exception instance"),
+])
+def test_failing_llm_rejects_bad_settings(kwargs, error, text):
+    with pytest.raises(error, match=text):
+        FailingLLM(fact_listing_summariser, **kwargs)
+
+
+def test_failing_llm_traceback_does_not_grow():
+    model = FailingLLM()
+    depths = []
+    for _ in range(3):
+        try:
+            model("x")
+        except TimeoutError as exc:
+            tb, depth = exc.__traceback__, 0
+            while tb:
+                depth, tb = depth + 1, tb.tb_next
+            depths.append(depth)
+    assert depths[0] == depths[1] == depths[2]
+
+
+def test_gist_needs_a_positive_word_count():
+    with pytest.raises(ValueError, match="words_per_turn must be an int >= 1, got -1"):
+        gist_summariser(build_summary_prompt("", []), words_per_turn=-1)

@@ -213,3 +213,8 @@ def test_count_chat_tokens_with_a_measure_and_a_bad_measure():
     assert count_chat_tokens(chat, measure=count_words) == 3 + 3 + 1 + 2 + 2 + 1
     with pytest.raises(ValueError, match="int >= 0, got -5"):
         count_chat_tokens(chat, measure=lambda text: -5)
+
+
+def test_call_counter_needs_a_measure():
+    with pytest.raises(TypeError, match="wraps a measure"):
+        CallCounter(5)

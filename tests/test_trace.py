@@ -82,3 +82,18 @@ def test_summary_explorer_builds_widgets():
 def test_table_title_must_be_text():
     with pytest.raises(TypeError, match="title must be a str"):
         Table(["a"], [[1]], title=5)
+
+
+def test_table_refuses_strings_as_columns_or_rows():
+    with pytest.raises(TypeError, match="columns must be a list"):
+        Table("ab", [[1, 2]])
+    with pytest.raises(TypeError, match="row 0 must be a list"):
+        Table(["a", "b"], ["xy"])
+
+
+def test_summary_explorer_refuses_values_outside_its_sliders():
+    from kit.widgets import summary_explorer
+    with pytest.raises(ValueError, match=r"from 1 to 200 \(the slider's range\), got 500"):
+        summary_explorer(LAPTOP_TURNS, budget=500)
+    with pytest.raises(ValueError, match="even int from 0 to 10, got 12"):
+        summary_explorer(LAPTOP_TURNS, keep_recent=12)

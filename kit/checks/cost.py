@@ -21,7 +21,7 @@ from kit.tokens import (REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, TOKENS_PER_NAM
                         count_chat_tokens, count_words, tiktoken_counter)
 
 __all__ = ["check_total_prompt_tokens", "check_chat_request_tokens", "full_history_cases",
-           "chat_cases"]
+           "chat_cases", "digit_start_chat"]
 
 
 # -- exercise 1: total_prompt_tokens ------------------------------------------------
@@ -101,6 +101,22 @@ def chat_cases() -> list[list[dict[str, str]]]:
     ]
 
 
+def digit_start_chat() -> list[dict[str, str]]:
+    """A chat whose contents start with digits: checked with a tiktoken counter.
+
+    cl100k_base splits numbers off without their leading space, so
+    ``count("user 88412 ...")`` is one token more than ``count("user") +
+    count("88412 ...")``: counting role and content as one string is caught here
+    (with the word counter the two agree).
+    """
+    return [
+        {"role": "system", "content": "You are a helpful shop assistant."},
+        {"role": "user", "content": "88412 is my order id."},
+        {"role": "assistant", "content": "Noted: order 88412."},
+        {"role": "user", "name": "asha", "content": "2 bags of trail mix, please."},
+    ]
+
+
 def _describe(messages: list[dict[str, str]], count: Callable[[str], int]) -> str:
     named = sum("name" in m for m in messages)
     return (f"{len(messages)} messages ({named} with a name), "
@@ -110,7 +126,13 @@ def _describe(messages: list[dict[str, str]], count: Callable[[str], int]) -> st
 def _chat_hint(messages: list[dict[str, str]], expected: int, got: object,
                count: Callable[[str], int]) -> str:
     names = [m["name"] for m in messages if "name" in m]
+    joined = sum(count(f"{m['role']} {m['content']}") - count(m["role"]) - count(m["content"])
+                 for m in messages)
     mistakes = {
+        expected + joined:
+            "count each value on its own, count(role) + count(content), not one string "
+            "such as f\"{role} {content}\": joining them changes the tokens where they meet "
+            "(\" 88412\" splits into a space and the digits, \"88412\" does not)",
         expected - REPLY_PRIMING_TOKENS:
             f"missing the {REPLY_PRIMING_TOKENS} reply-priming tokens added once per request",
         expected - sum(count(m["role"]) for m in messages):
@@ -142,15 +164,19 @@ def check_chat_request_tokens(chat_request_tokens: Callable) -> None:
     and name), plus 1 per message with a name, plus 3 to prime the reply; never
     change ``messages``.
 
-    Cases use :func:`kit.tokens.count_words` as the counter (fast, exact), then one
-    with a tiktoken counter whose answer must equal :func:`kit.tokens.count_chat_tokens`.
+    Cases use :func:`kit.tokens.count_words` as the counter (fast, exact), then two
+    with a tiktoken counter whose answer must equal :func:`kit.tokens.count_chat_tokens`
+    (one of them, :func:`digit_start_chat`, has contents starting with a digit, where
+    counting role and content as one string gives one token more).
     Raises CheckFailed for the stub, changed input, a non-int result or a wrong count
-    (with a hint for missing reply priming, role, name, or the sum of contents).
+    (with a hint for missing reply priming, role, name, the sum of contents, or role
+    and content counted as one string).
     """
     name = "chat_request_tokens"
     runs = [(messages, count_words, count_chat_tokens(messages, measure=count_words))
             for messages in chat_cases()]
-    runs.append((chat_cases()[0], tiktoken_counter(), count_chat_tokens(chat_cases()[0])))
+    for messages in (chat_cases()[0], digit_start_chat()):
+        runs.append((messages, tiktoken_counter(), count_chat_tokens(messages)))
     for messages, count, expected in runs:
         got = call_pure(chat_request_tokens, messages, count, name=name,
                         shown=f"{name}({_describe(messages, count)})")

@@ -9,7 +9,8 @@
 - :func:`check_fit_budget`: the exercise ``fit_budget(sizes, budget)``. ``sizes`` are
   message sizes in tokens, oldest first; ``budget`` is an int >= 0, in tokens. Return
   how many of the newest messages fit together in the budget (a total equal to the
-  budget fits), as a contiguous suffix: stop at the first message that does not fit.
+  budget fits), as a contiguous suffix: stop at the first message that does not fit
+  (a message of 0 tokens always fits, even in a budget of 0).
 
 Each checker prints one pass line (:func:`kit.checks.passed`) or raises
 :class:`kit.checks.CheckFailed` naming the case and the likely mistake.
@@ -44,6 +45,8 @@ _WINDOW_CASES = [
     ("uau", 1, [3], "one message: the newest"),
     ("uaaau", 3, [5], "the newest 3 start with two replies whose question was cut: drop both"),
     ("uaaaua", 5, [5, 6], "the newest 5 start with three orphaned replies: drop all three"),
+    ("uaa", 2, [2, 3], "no user message comes after the two replies, so there is nothing to "
+                       "drop: keep both (as kit's SlidingWindow(2) does)"),
     ("", 3, [], "an empty conversation has an empty window"),
 ]
 
@@ -65,8 +68,10 @@ def _window_hint(got: object, want: Chat, chat: Chat, max_messages: int) -> str:
         return ("nothing was cut, so there is no orphan: keep the opening message "
                 "(only drop a leading reply after the window slid)")
     if cut and isinstance(got, list) and got == newest[1:] and want == newest:
-        return ("drop the leading reply only when a user message follows it "
-                "(otherwise the window would be empty)")
+        why = ("otherwise the window would be empty" if len(want) == 1 else
+               "a later user message, not the window's length, is what makes a leading "
+               "reply an orphan: with none after it, keep it")
+        return f"drop the leading reply only when a user message follows it ({why})"
     if isinstance(got, list) and len(got) < len(want):
         return "you kept too few messages (off by one?)"
     return "take the newest max_messages (a slice from the end), then apply the orphan rule"
@@ -76,7 +81,9 @@ def check_window(window: Callable[[Chat, int], Chat]) -> None:
     """Check ``window(messages, max_messages)``; print one pass line or raise CheckFailed.
 
     Rejects: off-by-one sizes, mutating ``messages``, keeping an orphaned reply,
-    dropping a leading greeting when nothing was cut, dropping a lone reply, returning
+    dropping a leading greeting when nothing was cut, dropping a lone reply or replies
+    that no user message follows (``while len(kept) > 1`` instead of "a user message
+    comes later"), returning
     the input list itself, and not raising ValueError for ``max_messages`` < 1 (an
     ``assert`` or another exception type included). Any other exception from
     ``window`` becomes a CheckFailed naming the case.
@@ -133,8 +140,11 @@ _BUDGET_CASES = [
     ([4, 4, 4], 8, 2, "4 + 4 = 8 is an exact fit"),
     ([6], 6, 1, "one message exactly the budget fits"),
     ([6], 5, 0, "one message over the budget"),
-    ([3, 3, 3], 0, 0, "a budget of 0 holds nothing"),
+    ([3, 3, 3], 0, 0, "a budget of 0 holds no message bigger than 0 tokens"),
     ([], 10, 0, "no messages"),
+    ([7, 0, 3], 3, 2, "3 fills the budget exactly, and the 0-token message before it still "
+                      "fits (3 + 0 = 3 <= 3); stop only at 7, the first that does not fit"),
+    ([0, 0], 0, 2, "a budget of 0 holds messages of 0 tokens: 0 + 0 = 0 <= 0"),
 ]
 
 
@@ -143,6 +153,32 @@ def _suffix(sizes: Sequence[int], budget: int, fits: Callable[[int, int], bool])
     total = count = 0
     for size in reversed(sizes):
         if not fits(total + size, budget):
+            break
+        total, count = total + size, count + 1
+    return count
+
+
+def _stop_when_full(sizes: Sequence[int], budget: int, first: bool = True) -> int:
+    """The wrong answer that stops as soon as the total reaches the budget.
+
+    ``first``: test before taking a message (so a budget of 0 holds nothing), else
+    after it (stop once the remainder is 0, having taken at least one message).
+    """
+    total = count = 0
+    for size in reversed(sizes):
+        if (first and total >= budget) or total + size > budget:
+            break
+        total, count = total + size, count + 1
+        if not first and total == budget:
+            break
+    return count
+
+
+def _stop_at_empty(sizes: Sequence[int], budget: int) -> int:
+    """The wrong answer that treats a message of 0 tokens as the end of the history."""
+    total = count = 0
+    for size in reversed(sizes):
+        if size == 0 or total + size > budget:
             break
         total, count = total + size, count + 1
     return count
@@ -157,6 +193,9 @@ def _greedy(sizes: Sequence[int], budget: int) -> int:
     return count
 
 
+_FULL_HINT = ("do not stop when the total reaches the budget: a message of 0 tokens still "
+              "fits (total + 0 <= budget). Stop only at a message with total + size > budget")
+
 # Typical wrong answers, each with the hint it earns when it explains every case.
 _BUDGET_MISTAKES = [
     (lambda s, b: _suffix(s, b, lambda t, bb: t < bb),
@@ -165,6 +204,14 @@ _BUDGET_MISTAKES = [
               "not fit instead of skipping it to count older ones"),
     (lambda s, b: _suffix(s[::-1], b, lambda t, bb: t <= bb),
      "count from the newest message (the end of the list), not the oldest"),
+    (_stop_when_full, _FULL_HINT),
+    (lambda s, b: _stop_when_full(s, b, first=False), _FULL_HINT),
+    (lambda s, b: 0 if b <= 0 else _suffix(s, b, lambda t, bb: t <= bb),
+     "a budget of 0 is valid and holds messages of 0 tokens: drop the special case for "
+     "budget 0, the loop already gives the right answer"),
+    (_stop_at_empty,
+     "a message of 0 tokens (an empty message) is part of the history and fits any "
+     "budget: do not treat size 0 as the end"),
 ]
 
 
@@ -188,7 +235,9 @@ def check_fit_budget(fit_budget: Callable[[list[int], int], int]) -> None:
 
     Rejects: ``<`` instead of ``<=`` (exact fits), skipping a big message to fit older
     small ones (not contiguous), counting from the oldest message, mutating ``sizes``,
-    and returning something other than an int.
+    and returning something other than an int. Messages of 0 tokens always fit, even
+    in a budget of 0 (a valid budget): stopping once the total reaches the budget,
+    returning 0 for a budget of 0, or stopping at a size-0 message are rejected.
     """
     for sizes, budget, want, why in _BUDGET_CASES:
         got = call_pure(fit_budget, sizes, budget, name="fit_budget")

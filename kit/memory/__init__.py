@@ -5,11 +5,11 @@
 - :class:`SlidingWindow`, :class:`TokenWindow`: the newest messages (lesson 02).
 - :class:`SummaryMemory`: a running summary plus recent turns (lesson 03).
 """
-from kit.memory.base import BudgetedMemory, FullHistory, Memory, TraceEvent
+from kit.memory.base import BudgetedMemory, CompactionError, FullHistory, Memory, TraceEvent
 from kit.memory.summary import (CARELESS_PROMPT, SUMMARY_PROMPT, SummaryMemory,
                                 build_summary_prompt, split_for_compaction)
 from kit.memory.window import SlidingWindow, TokenWindow
 
-__all__ = ["Memory", "BudgetedMemory", "TraceEvent", "FullHistory", "SlidingWindow",
+__all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHistory", "SlidingWindow",
            "TokenWindow", "SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT",
            "build_summary_prompt", "split_for_compaction"]

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from kit.messages import Message, as_chat, make_message, render
 from kit.tokens import Measure, approx_tokens, unit_of
 
-__all__ = ["Memory", "FullHistory", "BudgetedMemory", "TraceEvent", "check_budget", "check_int"]
+__all__ = ["Memory", "FullHistory", "BudgetedMemory", "TraceEvent", "CompactionError",
+           "check_budget", "check_int"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,22 @@ class TraceEvent:
     @property
     def compacted(self) -> bool:
         return self.action == "compacted"
+
+
+class CompactionError(RuntimeError):
+    """Compaction failed *after* the message was added (the summariser raised, returned
+    a non-str or an empty summary, or its size could not be measured).
+
+    The message is kept, the summary and the other turns are as they were, and the
+    next compaction retries with the larger span. ``event`` is the "failed"
+    :class:`TraceEvent`; the original error is ``__cause__``. Catch this, not the
+    summariser's own exception types: a ValueError or TypeError from ``add`` means the
+    message was refused and nothing changed.
+    """
+
+    def __init__(self, message: str, event: "TraceEvent") -> None:
+        super().__init__(message)
+        self.event = event
 
 
 def check_int(name: str, value: object, minimum: int) -> int:
@@ -91,23 +108,30 @@ class Memory:
 
     @property
     def size(self) -> int:
-        """Current context size in ``unit``: system + summary (if any) + turns."""
+        """Current context size in ``unit``: system + summary (if any) + turns.
+
+        Counts the texts only: role labels, the summary title and the per-message chat
+        overhead (:func:`kit.tokens.count_chat_tokens`) come on top, so leave a margin
+        under the model's real limit.
+        """
         return self.fixed_tokens + self.turn_tokens
 
     # -- the verbs -------------------------------------------------------------
     def add(self, role: str, content: str) -> TraceEvent:
         """Add a "user" or "assistant" message; return (and record) its trace event.
 
-        Raises ValueError for another role, TypeError for non-string content (the
-        memory is unchanged). If eviction or compaction raises (a summariser that
-        fails), the message stays added, nothing else changes, the trace records an
-        event with action "failed", and the exception propagates. Raises RuntimeError,
-        changing nothing, if called again while an add is running (from inside a
-        summariser or a measure).
+        Raises ValueError for another role or a message that can never fit, TypeError
+        for non-string content: the message is refused and the memory unchanged. If
+        compaction fails after the message was added, raises :class:`CompactionError`
+        (the message stays, nothing else changes, the trace records a "failed" event).
+        Raises RuntimeError, changing nothing, if called while an add is running: from
+        inside a summariser or a measure, or from another thread (a memory is not
+        thread-safe; give each conversation its own, with a lock around it).
         """
         if self._adding:
-            raise RuntimeError("add() was called while another add() is running (from the "
-                               "summariser or the measure); the memory is unchanged")
+            raise RuntimeError("add() was called while another add() is running on this "
+                               "memory (from the summariser or the measure, or from another "
+                               "thread); the memory is unchanged")
         self._adding = True
         try:
             return self._add(role, content)
@@ -123,13 +147,21 @@ class Memory:
         size_before, turns_before = self.size, len(self.turns)
         try:
             fields = self._after_append()
-        except BaseException as exc:  # a summariser failed: the message stays, nothing else moved
-            fields = {"action": "failed", "note": f"{type(exc).__name__}: {exc}"}
-            raise
-        finally:
-            event = TraceEvent(message.number, role, message.tokens, size_before, self.size,
-                               turns_before, len(self.turns), self.unit, **fields)
-            self.trace.append(event)
+        except BaseException as exc:  # the message stays; nothing else moved
+            event = self._record(message, size_before, turns_before, action="failed",
+                                 note=f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, Exception):        # KeyboardInterrupt, SystemExit
+                raise
+            raise CompactionError(f"compaction after message {message.number} failed "
+                                  f"({type(exc).__name__}: {exc}); the message was kept and "
+                                  f"the summary and other turns are unchanged", event) from exc
+        return self._record(message, size_before, turns_before, **fields)
+
+    def _record(self, message: Message, size_before: int, turns_before: int,
+                **fields) -> TraceEvent:
+        event = TraceEvent(message.number, message.role, message.tokens, size_before,
+                           self.size, turns_before, len(self.turns), self.unit, **fields)
+        self.trace.append(event)
         return event
 
     def _check_fits(self, message: Message) -> None:

@@ -15,7 +15,8 @@ Semantics (seed 000, "Add summarization-based memory to reduce context size"):
 - Compute first, then commit: the new summary and turn list are swapped in only after
   the summariser returned. A summariser that raises (or returns a non-str or an empty
   summary) leaves summary and turns exactly as they were (the new message stays
-  added) and the error propagates; the next compaction folds the larger span.
+  added) and ``add`` raises :class:`~kit.memory.base.CompactionError` with the
+  original error as its cause; the next compaction folds the larger span.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 
 from kit.llm import NO_SUMMARY, SUMMARY_HEADER, TURNS_HEADER, PromptModel
 from kit.memory.base import BudgetedMemory, check_int
-from kit.messages import Message, render, span
+from kit.messages import Message, indent_continuation, render, span
 from kit.tokens import Measure, approx_tokens, measured
 
 __all__ = ["SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE",
@@ -54,9 +55,20 @@ def build_summary_prompt(summary: str, turns: Sequence[Message],
         New turns:
         role: content
         ...
+
+    Every line after the first of the summary and of each turn is indented by two
+    spaces, so text inside them cannot pass for a header or a new turn. Raises
+    TypeError for a non-str summary or turns that are not :class:`Message` objects.
     """
-    return (f"{instructions}\n\n{SUMMARY_HEADER}{summary or NO_SUMMARY}\n\n"
-            f"{TURNS_HEADER}{render(list(turns))}")
+    if not isinstance(summary, str):
+        raise TypeError(f"summary must be a str ('' for none), got {summary!r:.60}")
+    turns = list(turns)
+    for turn in turns:
+        if not isinstance(turn, Message):
+            raise TypeError(f"turns must be kit.messages.Message objects (see make_message), "
+                            f"got {turn!r:.60}")
+    return (f"{instructions}\n\n{SUMMARY_HEADER}{indent_continuation(summary) or NO_SUMMARY}"
+            f"\n\n{TURNS_HEADER}{render(turns)}")
 
 
 def split_for_compaction(turns: Sequence[Message], keep_recent: int
