@@ -5,7 +5,7 @@ import pytest
 
 from kit.checks import CheckFailed, call_learner, call_pure, show_call
 from kit.checks.cost import (chat_cases, check_chat_request_tokens,
-                             check_total_prompt_tokens, full_history_cases)
+                             check_total_prompt_tokens, digit_start_chat, full_history_cases)
 from kit.tokens import count_chat_tokens, count_words, tiktoken_counter
 
 
@@ -130,6 +130,11 @@ def chat_ignores_counter(messages, count):     # hard-codes tiktoken
     return count_chat_tokens(messages)
 
 
+def chat_role_and_content_joined(messages, count):  # one string: the seam changes the tokens
+    return 3 + sum(3 + count(f"{m['role']} {m['content']}")
+                   + (count(m["name"]) + 1 if "name" in m else 0) for m in messages)
+
+
 def test_chat_right_answer_passes_with_one_line(capsys):
     check_chat_request_tokens(chat_right)
     out = capsys.readouterr().out
@@ -142,6 +147,19 @@ def test_chat_right_answer_matches_kit_count_chat_tokens():
     assert chat_right([], count_words) == 3
 
 
+def test_digit_start_chat_tells_joined_role_and_content_apart():
+    """Counting f"{role} {content}" agrees with the word counter but not with tiktoken."""
+    messages = digit_start_chat()
+    count = tiktoken_counter()
+    assert chat_right(messages, count) == count_chat_tokens(messages)
+    assert chat_role_and_content_joined(messages, count) != count_chat_tokens(messages)
+    for case in chat_cases():
+        assert (chat_role_and_content_joined(case, count_words)
+                == chat_right(case, count_words))
+    with pytest.raises(CheckFailed, match=r"count=tiktoken_cl100k_base should be \d+ tokens"):
+        check_chat_request_tokens(chat_role_and_content_joined)
+
+
 @pytest.mark.parametrize("wrong, hint", [
     (chat_no_priming, "reply-priming"),
     (chat_no_role, "role is text"),
@@ -151,6 +169,7 @@ def test_chat_right_answer_matches_kit_count_chat_tokens():
     (chat_four_per_message, "3 tokens a message"),
     (chat_contents_only, "sum of the contents"),
     (chat_ignores_counter, "the `count` you were given"),
+    (chat_role_and_content_joined, "count each value on its own"),
     (stub, "not written yet"),
 ])
 def test_chat_wrong_answers_fail_with_hint(wrong, hint):

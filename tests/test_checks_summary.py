@@ -166,6 +166,50 @@ def compact_own_layout(summary, turns, keep_recent, summariser):    # a prompt t
     return summariser(summary + "\n" + "\n".join(m.content for m in old)), recent
 
 
+def compact_decides_by_length(summary, turns, keep_recent, summariser):  # not by the split
+    if len(turns) <= keep_recent:
+        return summary, list(turns)
+    old, recent = split_for_compaction(turns, keep_recent)
+    return summariser(build_summary_prompt(summary, old)), recent
+
+
+def compact_returns_input(summary, turns, keep_recent, summariser):  # `turns` itself back
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, turns
+    return summariser(build_summary_prompt(summary, old)), recent
+
+
+def compact_retries(summary, turns, keep_recent, summariser):      # three tries on a timeout
+    old, recent = split_for_compaction(turns, keep_recent)
+    if not old:
+        return summary, recent
+    for attempt in range(3):
+        try:
+            return summariser(build_summary_prompt(summary, old)), recent
+        except TimeoutError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def compact_new_timeout(summary, turns, keep_recent, summariser):  # replaces the exception
+    try:
+        return compact(summary, turns, keep_recent, summariser)
+    except TimeoutError as exc:
+        raise TimeoutError(f"compaction failed: {exc}") from exc
+
+
+def compact_moves_back_once(summary, turns, keep_recent, summariser):  # `if`, not `while`
+    split = max(len(turns) - keep_recent, 0)
+    if 0 < split < len(turns) and turns[split].role == "assistant":
+        split -= 1
+    old, recent = turns[:split], turns[split:]
+    if not old:
+        return summary, list(turns)
+    return summariser(build_summary_prompt(summary, old)), list(recent)
+
+
 def compact_stub(summary, turns, keep_recent, summariser):
     raise NotImplementedError("Exercise: write your answer here")
 
@@ -185,6 +229,19 @@ def test_compact_right_answer_passes(capsys):
     (compact_off_by_one, "should be the"),
     (compact_merges_reply, "summariser's reply"),
     (compact_own_layout, "build_summary_prompt"),
+    (compact_decides_by_length, "compact('order 88412', 3 turns u a u, keep_recent=2) called "
+                                "the summariser, but nothing is old"),
+    (compact_decides_by_length, "not from `len(turns) <= keep_recent`"),
+    (compact_decides_by_length, "\"New turns:\" section was empty"),
+    (compact_returns_input, "returned the input list `turns` itself"),
+    (compact_returns_input, "list(turns)"),
+    (compact_retries, "with a summariser that times out called it 3 times; call it "
+                      "exactly once"),
+    (compact_new_timeout, "raised a new TimeoutError('compaction failed: model timed out'), "
+                          "not the summariser's own exception"),
+    (compact_moves_back_once, "6 turns u a u a a u, keep_recent=2): the prompt's new turns "
+                              "should be the 2 old turn(s) [1, 2], got 3 turn(s)"),
+    (compact_moves_back_once, "a while, not an if"),
     (compact_stub, "not written yet"),
 ])
 def test_compact_wrong_answers_fail(wrong, hint, capsys):
@@ -195,9 +252,35 @@ def test_compact_wrong_answers_fail(wrong, hint, capsys):
 
 
 def test_compact_cases_agree_with_kit():
-    for _, n, keep_recent, n_old, _ in checks._COMPACT_CASES:
-        messages = checks._messages(checks._CHAT[:n])
-        assert len(split_for_compaction(messages, keep_recent)[0]) == n_old, (n, keep_recent)
+    for _, texts, keep_recent, n_old, _ in checks._COMPACT_CASES:
+        messages = checks._messages(texts)
+        assert len(split_for_compaction(messages, keep_recent)[0]) == n_old, (texts, keep_recent)
+
+
+def test_compact_cases_cover_the_traps():
+    cases = [(summary, "".join(r[0] for r, _ in texts), keep_recent, n_old)
+             for summary, texts, keep_recent, n_old, _ in checks._COMPACT_CASES]
+    assert ("order 88412", "uau", 2, 0) in cases           # more turns than keep_recent, none old
+    assert any("aa" in roles and n_old for _, roles, _, n_old in cases)   # two replies in a row
+
+
+def test_the_timeout_is_the_summarisers_own_and_comes_once():
+    """The right answer lets the very exception through, after one call."""
+    failing = checks._Timeout()
+    turns = checks._messages(checks._CHAT[:6])
+    with pytest.raises(TimeoutError) as raised:
+        compact("order 88412", turns, 2, failing)
+    assert failing.calls == 1 and raised.value is failing.errors[0]
+    failing = checks._Timeout()
+    with pytest.raises(TimeoutError) as raised:
+        compact_new_timeout("order 88412", turns, 2, failing)
+    assert failing.calls == 1 and raised.value is not failing.errors[0]
+
+
+def test_the_right_answer_returns_a_new_list_when_nothing_is_old():
+    turns = checks._messages(checks._CHAT[:3])
+    summary, kept = compact("order 88412", turns, 2, checks._Recorder())
+    assert summary == "order 88412" and kept == turns and kept is not turns
 
 
 def test_mutation_after_a_failed_call_is_caught():

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from kit.checks import CheckFailed
+from kit.checks import CheckFailed, role_turns
+from kit.checks import window as checks
 from kit.checks.window import check_fit_budget, check_window
+from kit.memory import SlidingWindow
+from kit.tokens import count_words
 
 
 # -- window(messages, max_messages) ------------------------------------------------
@@ -77,6 +80,26 @@ def window_drops_lone_reply(messages, max_messages):  # drops a leading reply wi
     return kept
 
 
+def window_drops_while_longer_than_one(messages, max_messages):  # "never empty" read literally
+    if max_messages < 1:
+        raise ValueError("max_messages must be >= 1")
+    kept = list(messages[-max_messages:])
+    if len(messages) > max_messages:
+        while len(kept) > 1 and kept[0][0] == "assistant":
+            kept.pop(0)
+    return kept
+
+
+def window_first_user_else_last(messages, max_messages):  # no user left: keep only the newest
+    if max_messages < 1:
+        raise ValueError("max_messages must be >= 1")
+    kept = list(messages[-max_messages:])
+    if len(messages) > max_messages and kept and kept[0][0] == "assistant":
+        users = [i for i, (role, _) in enumerate(kept) if role == "user"]
+        kept = kept[users[0]:] if users else kept[-1:]
+    return kept
+
+
 def window_no_value_error(messages, max_messages):   # messages[-0:] is the whole list
     kept = messages[-max_messages:]
     return _orphan_rule(kept, len(kept) < len(messages))
@@ -112,6 +135,8 @@ def test_window_accepts_the_right_answer(capsys):
     (window_drops_one_orphan, "a while, not an if"),
     (window_drops_greeting, "nothing was cut"),
     (window_drops_lone_reply, "only when a user message follows"),
+    (window_drops_while_longer_than_one, "only when a user message follows"),
+    (window_first_user_else_last, "only when a user message follows"),
     (window_no_value_error, "ValueError"),
     (window_returns_input, "new list"),
     (window_returns_tuple, "return a list"),
@@ -121,6 +146,19 @@ def test_window_rejects_wrong_answers(wrong, hint, capsys):
     with pytest.raises(CheckFailed, match=hint):
         check_window(wrong)
     assert "PASS" not in capsys.readouterr().out
+
+
+def test_replies_with_no_user_after_them_stay():
+    """Two replies and no user message after them: the checker wants both, as the kit keeps."""
+    with pytest.raises(CheckFailed) as failure:
+        check_window(window_drops_while_longer_than_one)
+    assert str(failure.value).startswith(
+        "window(3 messages u a a, max_messages=2) should return messages 2-3 (a a), got "
+        "message 3 (a).")
+    memory = SlidingWindow(2, count_words)
+    for role, text in role_turns("uaa"):
+        memory.add(role, text)
+    assert [(m.role, m.content) for m in memory.turns] == role_turns("uaa")[1:]
 
 
 # -- fit_budget(sizes, budget) -----------------------------------------------------
@@ -175,6 +213,43 @@ def fit_budget_counts_overflow(sizes, budget):       # off by one: counts the me
     return count
 
 
+def fit_budget_stops_when_full(sizes, budget):      # stops once the total reaches the budget
+    total = count = 0
+    for size in reversed(sizes):
+        if total >= budget or total + size > budget:
+            break
+        total, count = total + size, count + 1
+    return count
+
+
+def fit_budget_zero_shortcut(sizes, budget):        # `if budget <= 0: return 0`
+    if budget <= 0:
+        return 0
+    return fit_budget(sizes, budget)
+
+
+def fit_budget_stops_at_empty(sizes, budget):       # a size-0 message ends the history
+    total = count = 0
+    for size in reversed(sizes):
+        if not size or total + size > budget:
+            break
+        total, count = total + size, count + 1
+    return count
+
+
+def fit_budget_stops_at_zero_left(sizes, budget):   # stops when the remainder hits 0
+    left = budget
+    count = 0
+    for size in reversed(sizes):
+        left -= size
+        if left < 0:
+            break
+        count += 1
+        if left == 0:
+            break
+    return count
+
+
 def fit_budget_returns_float(sizes, budget):
     return float(fit_budget(sizes, budget))
 
@@ -192,12 +267,30 @@ def test_fit_budget_accepts_the_right_answer(capsys):
     (fit_budget_mutating, "changed its input"),
     (fit_budget_counts_overflow, "should return"),
     (fit_budget_returns_float, "should return an int"),
+    (fit_budget_stops_when_full, r"fit_budget\(\[7, 0, 3\], budget=3\) should return 2, "
+                                 r"got 1\..*do not stop when the total reaches the budget"),
+    (fit_budget_zero_shortcut, r"fit_budget\(\[0, 0\], budget=0\) should return 2, got 0\."
+                               r".*a budget of 0 is valid"),
+    (fit_budget_stops_at_empty, "do not treat size 0 as the end"),
+    (fit_budget_stops_at_zero_left, "do not stop when the total reaches the budget"),
     (stub, "not written yet"),
 ])
 def test_fit_budget_rejects_wrong_answers(wrong, hint, capsys):
     with pytest.raises(CheckFailed, match=hint):
         check_fit_budget(wrong)
     assert "PASS" not in capsys.readouterr().out
+
+
+def _largest_fitting_suffix(sizes, budget):
+    """The exercise's definition, by brute force: the largest k whose newest k fit."""
+    return max(k for k in range(len(sizes) + 1) if sum(sizes[len(sizes) - k:]) <= budget)
+
+
+def test_budget_cases_agree_with_the_definition():
+    for sizes, budget, want, _ in checks._BUDGET_CASES:
+        assert budget >= 0 and _largest_fitting_suffix(sizes, budget) == want, (sizes, budget)
+    assert ([7, 0, 3], 3, 2) in [case[:3] for case in checks._BUDGET_CASES]
+    assert ([0, 0], 0, 2) in [case[:3] for case in checks._BUDGET_CASES]
 
 
 # -- hardening: a learner's own exception names the case, never a bare traceback -------

@@ -144,6 +144,8 @@ _BUDGET_CASES = [
     ([], 10, 0, "no messages"),
     ([7, 0, 3], 3, 2, "3 fills the budget exactly, and the 0-token message before it still "
                       "fits (3 + 0 = 3 <= 3); stop only at 7, the first that does not fit"),
+    ([4, 0, 2], 5, 2, "a message of 0 tokens fits any budget: 2 + 0 = 2 <= 5; only 4 "
+                      "(total 6) does not fit"),
     ([0, 0], 0, 2, "a budget of 0 holds messages of 0 tokens: 0 + 0 = 0 <= 0"),
 ]
 
