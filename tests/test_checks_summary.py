@@ -4,8 +4,10 @@ from __future__ import annotations
 import pytest
 
 from kit.checks import CheckFailed, role_turns
+from kit.checks import as_messages, compaction
 from kit.checks import summary as checks
-from kit.checks.summary import check_compact, check_split_turns
+from kit.checks.compaction import check_compact
+from kit.checks.summary import check_split_turns
 from kit.llm import fact_listing_summariser, gist_summariser
 from kit.memory import CARELESS_PROMPT, build_summary_prompt, split_for_compaction
 
@@ -96,7 +98,7 @@ def test_split_turns_wrong_answers_fail(wrong, hint, capsys):
 def test_split_cases_agree_with_kit():
     for roles, keep_recent, want_old, _ in checks._SPLIT_CASES:
         turns = role_turns(roles)
-        messages = checks._messages(turns)
+        messages = as_messages(turns)
         assert len(split_for_compaction(messages, keep_recent)[0]) == want_old, (roles, keep_recent)
 
 
@@ -252,34 +254,34 @@ def test_compact_wrong_answers_fail(wrong, hint, capsys):
 
 
 def test_compact_cases_agree_with_kit():
-    for _, texts, keep_recent, n_old, _ in checks._COMPACT_CASES:
-        messages = checks._messages(texts)
+    for _, texts, keep_recent, n_old, _ in compaction._COMPACT_CASES:
+        messages = as_messages(texts)
         assert len(split_for_compaction(messages, keep_recent)[0]) == n_old, (texts, keep_recent)
 
 
 def test_compact_cases_cover_the_traps():
     cases = [(summary, "".join(r[0] for r, _ in texts), keep_recent, n_old)
-             for summary, texts, keep_recent, n_old, _ in checks._COMPACT_CASES]
+             for summary, texts, keep_recent, n_old, _ in compaction._COMPACT_CASES]
     assert ("order 88412", "uau", 2, 0) in cases           # more turns than keep_recent, none old
     assert any("aa" in roles and n_old for _, roles, _, n_old in cases)   # two replies in a row
 
 
 def test_the_timeout_is_the_summarisers_own_and_comes_once():
     """The right answer lets the very exception through, after one call."""
-    failing = checks._Timeout()
-    turns = checks._messages(checks._CHAT[:6])
+    failing = compaction._Timeout()
+    turns = as_messages(compaction._CHAT[:6])
     with pytest.raises(TimeoutError) as raised:
         compact("order 88412", turns, 2, failing)
     assert failing.calls == 1 and raised.value is failing.errors[0]
-    failing = checks._Timeout()
+    failing = compaction._Timeout()
     with pytest.raises(TimeoutError) as raised:
         compact_new_timeout("order 88412", turns, 2, failing)
     assert failing.calls == 1 and raised.value is not failing.errors[0]
 
 
 def test_the_right_answer_returns_a_new_list_when_nothing_is_old():
-    turns = checks._messages(checks._CHAT[:3])
-    summary, kept = compact("order 88412", turns, 2, checks._Recorder())
+    turns = as_messages(compaction._CHAT[:3])
+    summary, kept = compact("order 88412", turns, 2, compaction._Recorder())
     assert summary == "order 88412" and kept == turns and kept is not turns
 
 
@@ -433,10 +435,10 @@ def test_learner_exception_stays_chained_for_the_traceback():
 
 def test_the_kit_summarisers_accept_the_checked_call():
     """The recorder's rule (one str argument) is how the kit's own summarisers are called."""
-    turns = checks._messages(checks._CHAT[:4])
+    turns = as_messages(compaction._CHAT[:4])
     prompt = build_summary_prompt("", turns[:2])
     assert fact_listing_summariser(prompt) and gist_summariser(prompt)
-    recorder = checks._Recorder()
+    recorder = compaction._Recorder()
     assert recorder(prompt) == "summary v1" and recorder.misuse is None
     with pytest.raises(CheckFailed):
         recorder("You summarise.", prompt)

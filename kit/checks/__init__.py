@@ -6,7 +6,7 @@ wrong order). One module per concept:
 
 - :mod:`kit.checks.cost`: lesson 01 (tokens and the cost of full history);
 - :mod:`kit.checks.window`: lesson 02 (sliding windows);
-- :mod:`kit.checks.summary`: lesson 03 (summary memory).
+- :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
@@ -19,10 +19,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from kit.messages import span
+from kit.messages import Message, make_message, span
+from kit.tokens import count_words
 
 __all__ = ["CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call",
-           "Turns", "role_turns", "show_turns"]
+           "Turns", "role_turns", "show_turns", "as_messages"]
 
 _ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
 
@@ -118,3 +119,9 @@ def show_turns(part: object, turns: Turns) -> str:
         numbers = [turns.index(t) + 1 for t in part]
         return f"message{'s' * (len(numbers) > 1)} {span(numbers)} ({roles})"
     return f"{part!r:.100}"
+
+
+def as_messages(turns: Turns) -> list[Message]:
+    """(role, text) pairs -> :class:`~kit.messages.Message` objects numbered from 1,
+    measured in words."""
+    return [make_message(role, text, count_words, i) for i, (role, text) in enumerate(turns, 1)]

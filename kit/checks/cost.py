@@ -11,7 +11,7 @@ raises :class:`kit.checks.CheckFailed` with a hint that names the likely mistake
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from itertools import accumulate
 
 from kit.checks import CheckFailed, call_pure, expect, passed
