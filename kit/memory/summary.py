@@ -92,7 +92,8 @@ class SummaryMemory(BudgetedMemory):
     """Recent turns verbatim; older turns folded into a running summary.
 
     ``summariser``: a prompt model ``str -> str``; ``budget``: int > 0 in the measure's
-    unit; ``keep_recent``: even int >= 0, turns always kept verbatim; ``measure``:
+    unit; ``keep_recent``: even int >= 0, turns always kept verbatim (0 folds even the
+    newest message, so pass the current question to the model separately); ``measure``:
     ``str -> int``; ``prompt``: the summarisation instructions; ``system``: a system
     prompt, never evicted. Raises TypeError/ValueError naming a bad argument
     (including an odd ``keep_recent``: with an even one the verbatim part is whole
