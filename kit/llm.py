@@ -85,8 +85,11 @@ def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
     Reads the layout of :func:`kit.memory.summary.build_summary_prompt`: headers and
     turns start at column 0, and further lines of a summary or turn are indented by two
     spaces (so user text cannot fake a header). The current summary is "" when the
-    prompt says ``(none)``. Raises ValueError if either header line is missing.
+    prompt says ``(none)``. Raises TypeError for a non-str prompt, ValueError if either
+    header line is missing.
     """
+    if not isinstance(prompt, str):
+        raise TypeError(f"a summary prompt is a str, got {type(prompt).__name__}: {prompt!r:.60}")
     lines = prompt.split("\n")
     summary_at = _last_line(lines, SUMMARY_HEADER.strip())
     turns_at = _last_line(lines, TURNS_HEADER.strip())

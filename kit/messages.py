@@ -44,8 +44,12 @@ class Message:
 
 
 def indent_continuation(text: str) -> str:
-    """``text`` with every line after the first indented by two spaces."""
-    return text.replace("\n", "\n  ")
+    """``text`` with every line after the first indented by two spaces.
+
+    Lines are split as ``str.splitlines`` does (``\r``, ``\u2028`` and the like end a
+    line too) and joined with ``\n``.
+    """
+    return "\n  ".join(text.splitlines()) if text else text
 
 
 def check_role(role: object, allowed: tuple[str, ...] = TURN_ROLES) -> str:

@@ -48,15 +48,18 @@ class TraceEvent:
         return self.action == "compacted"
 
 
-class CompactionError(RuntimeError):
+class CompactionError(Exception):
     """Compaction failed *after* the message was added (the summariser raised, returned
     a non-str or an empty summary, or its size could not be measured).
+
+    Deliberately not a RuntimeError, ValueError or TypeError: those mean the add was
+    refused and nothing changed, so a caller may retry them; retrying this one would
+    add the message twice.
 
     The message is kept, the summary and the other turns are as they were, and the
     next compaction retries with the larger span. ``event`` is the "failed"
     :class:`TraceEvent`; the original error is ``__cause__``. Catch this, not the
-    summariser's own exception types: a ValueError or TypeError from ``add`` means the
-    message was refused and nothing changed.
+    summariser's own exception types.
     """
 
     def __init__(self, message: str, event: "TraceEvent") -> None:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from kit.llm import NO_SUMMARY, SUMMARY_HEADER, TURNS_HEADER, PromptModel
 from kit.memory.base import BudgetedMemory, check_int
-from kit.messages import Message, indent_continuation, render, span
+from kit.messages import Message, check_role, indent_continuation, render, span
 from kit.tokens import Measure, approx_tokens, measured
 
 __all__ = ["SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE",
@@ -58,15 +58,19 @@ def build_summary_prompt(summary: str, turns: Sequence[Message],
 
     Every line after the first of the summary and of each turn is indented by two
     spaces, so text inside them cannot pass for a header or a new turn. Raises
-    TypeError for a non-str summary or turns that are not :class:`Message` objects.
+    TypeError for a non-str summary or instructions or turns that are not
+    :class:`Message` objects, ValueError for a turn that is not user or assistant.
     """
     if not isinstance(summary, str):
         raise TypeError(f"summary must be a str ('' for none), got {summary!r:.60}")
+    if not isinstance(instructions, str):
+        raise TypeError(f"instructions must be a str, got {instructions!r:.60}")
     turns = list(turns)
     for turn in turns:
         if not isinstance(turn, Message):
             raise TypeError(f"turns must be kit.messages.Message objects (see make_message), "
                             f"got {turn!r:.60}")
+        check_role(turn.role)
     return (f"{instructions}\n\n{SUMMARY_HEADER}{indent_continuation(summary) or NO_SUMMARY}"
             f"\n\n{TURNS_HEADER}{render(turns)}")
 
@@ -125,7 +129,8 @@ class SummaryMemory(BudgetedMemory):
         return self.fixed_tokens + self.summary_tokens + self.turn_tokens
 
     def _blocks(self) -> list[str]:
-        return [f"{SUMMARY_TITLE}\n{self.summary}"] if self.summary else []
+        summary = indent_continuation(self.summary)   # its text cannot pass for a turn
+        return [f"{SUMMARY_TITLE}\n{summary}"] if self.summary else []
 
     def _after_append(self) -> dict:
         if self.size <= self.budget:
