@@ -54,3 +54,30 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
     monkeypatch.setattr(socket, "create_connection", guarded_create_connection)
+
+
+@pytest.fixture
+def passes(capsys):
+    """``passes(checker, answer, name)``: the checker prints exactly one "PASS name:" line."""
+    def run(checker, answer, name):
+        checker(answer)
+        out = capsys.readouterr().out
+        assert out.startswith(f"PASS {name}:") and out.count("\n") == 1, out
+    return run
+
+
+@pytest.fixture
+def rejects(capsys):
+    """``rejects(checker, wrong, *hints)``: a CheckFailed (not a bare AssertionError)
+    whose message holds every hint, and no pass line. Returns the exception."""
+    from kit.checks import CheckFailed
+
+    def run(checker, wrong, *hints):
+        with pytest.raises(CheckFailed) as failure:
+            checker(wrong)
+        assert type(failure.value) is CheckFailed
+        for hint in hints:
+            assert hint in str(failure.value), (hint, str(failure.value))
+        assert "PASS" not in capsys.readouterr().out
+        return failure.value
+    return run

@@ -72,10 +72,8 @@ def split_stub(turns, keep_recent):
     raise NotImplementedError("Exercise: write your answer here")
 
 
-def test_split_turns_right_answer_passes(capsys):
-    check_split_turns(split_turns)
-    out = capsys.readouterr().out
-    assert out.startswith("PASS split_turns:") and out.count("\n") == 1
+def test_split_turns_right_answer_passes(passes):
+    passes(check_split_turns, split_turns, "split_turns")
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -88,11 +86,8 @@ def test_split_turns_right_answer_passes(capsys):
     (split_returns_input, "input list itself"),
     (split_stub, "not written yet"),
 ])
-def test_split_turns_wrong_answers_fail(wrong, hint, capsys):
-    with pytest.raises(CheckFailed) as failure:
-        check_split_turns(wrong)
-    assert hint in str(failure.value)
-    assert "PASS" not in capsys.readouterr().out
+def test_split_turns_wrong_answers_fail(wrong, hint, rejects):
+    rejects(check_split_turns, wrong, hint)
 
 
 def test_split_cases_agree_with_kit():
@@ -216,10 +211,8 @@ def compact_stub(summary, turns, keep_recent, summariser):
     raise NotImplementedError("Exercise: write your answer here")
 
 
-def test_compact_right_answer_passes(capsys):
-    check_compact(compact)
-    out = capsys.readouterr().out
-    assert out.startswith("PASS compact:") and out.count("\n") == 1
+def test_compact_right_answer_passes(passes):
+    passes(check_compact, compact, "compact")
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -246,11 +239,8 @@ def test_compact_right_answer_passes(capsys):
     (compact_moves_back_once, "a while, not an if"),
     (compact_stub, "not written yet"),
 ])
-def test_compact_wrong_answers_fail(wrong, hint, capsys):
-    with pytest.raises(CheckFailed) as failure:
-        check_compact(wrong)
-    assert hint in str(failure.value)
-    assert "PASS" not in capsys.readouterr().out
+def test_compact_wrong_answers_fail(wrong, hint, rejects):
+    rejects(check_compact, wrong, hint)
 
 
 def test_compact_cases_agree_with_kit():
@@ -320,12 +310,8 @@ def split_unguarded(turns, keep_recent):                # turns[len(turns)]: Ind
      ["split_turns(4 messages u a u a, keep_recent=0) raised IndexError: list index out "
       "of range"]),
 ])
-def test_split_turns_errors_name_the_case(wrong, hints, capsys):
-    with pytest.raises(CheckFailed) as failure:
-        check_split_turns(wrong)
-    for hint in hints:
-        assert hint in str(failure.value)
-    assert "PASS" not in capsys.readouterr().out
+def test_split_turns_errors_name_the_case(wrong, hints, rejects):
+    rejects(check_split_turns, wrong, *hints)
 
 
 def compact_two_args(summary, turns, keep_recent, summariser):     # system prompt + prompt
@@ -419,12 +405,8 @@ def compact_last_turn(summary, turns, keep_recent, summariser):    # turns[-1] o
     (compact_last_turn, ["compact('order 88412', 0 turns (none), keep_recent=0) raised "
                          "IndexError: list index out of range"]),
 ])
-def test_compact_more_wrong_answers_fail_with_hint(wrong, hints, capsys):
-    with pytest.raises(CheckFailed) as failure:
-        check_compact(wrong)
-    for hint in hints:
-        assert hint in str(failure.value)
-    assert "PASS" not in capsys.readouterr().out
+def test_compact_more_wrong_answers_fail_with_hint(wrong, hints, rejects):
+    rejects(check_compact, wrong, *hints)
 
 
 def test_learner_exception_stays_chained_for_the_traceback():

@@ -121,10 +121,8 @@ def stub(*args):
     raise NotImplementedError("Exercise: write your answer here")
 
 
-def test_window_accepts_the_right_answer(capsys):
-    check_window(window)
-    out = capsys.readouterr().out
-    assert out.startswith("PASS window:") and out.count("\n") == 1
+def test_window_accepts_the_right_answer(passes):
+    passes(check_window, window, "window")
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -142,10 +140,8 @@ def test_window_accepts_the_right_answer(capsys):
     (window_returns_tuple, "return a list"),
     (stub, "not written yet"),
 ])
-def test_window_rejects_wrong_answers(wrong, hint, capsys):
-    with pytest.raises(CheckFailed, match=hint):
-        check_window(wrong)
-    assert "PASS" not in capsys.readouterr().out
+def test_window_rejects_wrong_answers(wrong, hint, rejects):
+    rejects(check_window, wrong, hint)
 
 
 def test_replies_with_no_user_after_them_stay():
@@ -254,10 +250,8 @@ def fit_budget_returns_float(sizes, budget):
     return float(fit_budget(sizes, budget))
 
 
-def test_fit_budget_accepts_the_right_answer(capsys):
-    check_fit_budget(fit_budget)
-    out = capsys.readouterr().out
-    assert out.startswith("PASS fit_budget:") and out.count("\n") == 1
+def test_fit_budget_accepts_the_right_answer(passes):
+    passes(check_fit_budget, fit_budget, "fit_budget")
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -267,18 +261,14 @@ def test_fit_budget_accepts_the_right_answer(capsys):
     (fit_budget_mutating, "changed its input"),
     (fit_budget_counts_overflow, "should return"),
     (fit_budget_returns_float, "should return an int"),
-    (fit_budget_stops_when_full, r"fit_budget\(\[7, 0, 3\], budget=3\) should return 2, "
-                                 r"got 1\..*do not stop when the total reaches the budget"),
-    (fit_budget_zero_shortcut, r"fit_budget\(\[0, 0\], budget=0\) should return 2, got 0\."
-                               r".*a budget of 0 is valid"),
+    (fit_budget_stops_when_full, "fit_budget([7, 0, 3], budget=3) should return 2, got 1."),
+    (fit_budget_zero_shortcut, "fit_budget([0, 0], budget=0) should return 2, got 0."),
     (fit_budget_stops_at_empty, "do not treat size 0 as the end"),
     (fit_budget_stops_at_zero_left, "do not stop when the total reaches the budget"),
     (stub, "not written yet"),
 ])
-def test_fit_budget_rejects_wrong_answers(wrong, hint, capsys):
-    with pytest.raises(CheckFailed, match=hint):
-        check_fit_budget(wrong)
-    assert "PASS" not in capsys.readouterr().out
+def test_fit_budget_rejects_wrong_answers(wrong, hint, rejects):
+    rejects(check_fit_budget, wrong, hint)
 
 
 def _largest_fitting_suffix(sizes, budget):
@@ -327,13 +317,8 @@ def window_none_when_roomy(messages, max_messages):  # a path without a return
                          "list index out of range"]),
     (window_none_when_roomy, ["max_messages=5) should return a list, got NoneType"]),
 ])
-def test_window_errors_name_the_case(wrong, hints, capsys):
-    with pytest.raises(CheckFailed) as failure:
-        check_window(wrong)
-    assert type(failure.value) is CheckFailed             # not a bare AssertionError
-    for hint in hints:
-        assert hint in str(failure.value)
-    assert "PASS" not in capsys.readouterr().out
+def test_window_errors_name_the_case(wrong, hints, rejects):
+    rejects(check_window, wrong, *hints)
 
 
 def fit_budget_newest_first(sizes, budget):          # sizes[-1] on an empty list
@@ -347,3 +332,11 @@ def test_fit_budget_error_names_the_case(capsys):
                        match=r"fit_budget\(\[\], 10\) raised IndexError: list index out of range"):
         check_fit_budget(fit_budget_newest_first)
     assert "PASS" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (fit_budget_stops_when_full, "do not stop when the total reaches the budget"),
+    (fit_budget_zero_shortcut, "a budget of 0 is valid"),
+])
+def test_fit_budget_zero_token_mistakes_get_their_hint(wrong, hint, rejects):
+    rejects(check_fit_budget, wrong, hint)
