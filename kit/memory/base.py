@@ -29,6 +29,9 @@ class TraceEvent:
     ``turns_after``: verbatim turns at those two moments; ``action``: "kept",
     "evicted", "compacted" or "failed"; ``moved``: numbers of the messages evicted or
     folded into the summary; ``note``: why, in words. Sizes are in ``unit``.
+    ``summariser``: who wrote the new summary ("model", "fallback"; "" when no
+    summary was written); ``trigger``: why compaction fired (the trigger's ``why``, see
+    :mod:`kit.memory.triggers`; "" when it did not).
     """
 
     message: int
@@ -42,6 +45,8 @@ class TraceEvent:
     action: str = "kept"
     moved: tuple[int, ...] = ()
     note: str = ""
+    summariser: str = ""
+    trigger: str = ""
 
     @property
     def compacted(self) -> bool:
