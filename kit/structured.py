@@ -1,0 +1,274 @@
+"""A structured summary: what happened so far, and what is still open.
+
+    {"summary": "Candidate explained cache-aside; scored 7/10 ...",
+     "open_points": ["Has not said how the cache is invalidated"]}
+
+A plain running summary records what was said and tends to forget what is still
+unresolved. Asking the model for two fields, ``summary`` and ``open_points``, keeps the
+open questions visible; parsing and validating the reply turns a malformed answer into
+a clear ``ValueError`` that a caller can catch and answer with a rule-based fallback.
+
+Source: seed 002 (mock-interview context: older turns folded into
+``{summary, open_points}``, capped at about 900 characters).
+
+- :class:`StructuredSummary`: the frozen value, with :meth:`~StructuredSummary.render`
+  (the text placed in a context) and :meth:`~StructuredSummary.to_json`.
+- :func:`parse_structured_summary`: the model's reply -> a validated value.
+- :data:`STRUCTURED_SUMMARY_PROMPT`: instructions asking for exactly that JSON.
+- :func:`structured_stub`: a deterministic offline prompt model that answers it.
+- :func:`cap_structured`: enforce a character cap, deterministically.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from kit.llm import parse_summary_prompt
+
+__all__ = ["StructuredSummary", "parse_structured_summary", "STRUCTURED_SUMMARY_PROMPT",
+           "OPEN_POINTS_TITLE", "structured_stub", "cap_structured", "ELLIPSIS",
+           "MIN_CAP_CHARS"]
+
+OPEN_POINTS_TITLE = "Open points:"
+ELLIPSIS = "…"
+MIN_CAP_CHARS = 10
+
+STRUCTURED_SUMMARY_PROMPT = (
+    "You maintain the summary of the earlier part of a conversation. Rewrite the current "
+    "summary so that it also covers the new turns, and reply with exactly one JSON object "
+    "and nothing else:\n"
+    '{"summary": "<non-empty string>", "open_points": ["<string>", ...]}\n'
+    "In summary keep every fact, exactly as written: names, numbers, ids, scores, "
+    "decisions, stated constraints, strengths and weaknesses. Drop greetings and small "
+    "talk. In open_points list every question that is still unanswered and every item "
+    "left to follow up, oldest first; remove a point once it has been answered. Use an "
+    "empty list when nothing is open."
+)
+
+_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n[ \t]*```\Z", re.DOTALL | re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+@dataclass(frozen=True)
+class StructuredSummary:
+    """A summary of earlier turns plus the points still open.
+
+    ``summary``: non-empty str; ``open_points``: tuple of non-empty one-line strs, oldest
+    first (a list is accepted and stored as a tuple). Raises TypeError/ValueError naming
+    the bad field.
+    """
+
+    summary: str
+    open_points: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.summary, str):
+            raise TypeError(f"summary must be a str, got {type(self.summary).__name__}: "
+                            f"{self.summary!r:.60}")
+        if not self.summary.strip():
+            raise ValueError(f"summary must not be empty, got {self.summary!r}")
+        if isinstance(self.open_points, (str, bytes)) or not isinstance(self.open_points,
+                                                                         (list, tuple)):
+            raise TypeError(f"open_points must be a list or tuple of str, got "
+                            f"{type(self.open_points).__name__}: {self.open_points!r:.60}")
+        for i, point in enumerate(self.open_points):
+            if not isinstance(point, str):
+                raise TypeError(f"open_points[{i}] must be a str, got "
+                                f"{type(point).__name__}: {point!r:.60}")
+            if not point.strip() or len(point.splitlines()) != 1:
+                raise ValueError(f"open_points[{i}] must be one non-empty line, got {point!r:.60}")
+        object.__setattr__(self, "open_points", tuple(self.open_points))
+
+    def render(self) -> str:
+        """The text placed in a context: the summary, then one ``- point`` line per
+        open point under ``Open points:`` (that part is left out when nothing is open)."""
+        if not self.open_points:
+            return self.summary
+        points = "\n".join(f"- {p}" for p in self.open_points)
+        return f"{self.summary}\n{OPEN_POINTS_TITLE}\n{points}"
+
+    @property
+    def chars(self) -> int:
+        """Length of :meth:`render`, in characters (what :func:`cap_structured` caps)."""
+        return len(self.render())
+
+    def to_json(self) -> str:
+        """``{"summary": ..., "open_points": [...]}`` as one JSON line (non-ASCII kept);
+        :func:`parse_structured_summary` reads it back to an equal value."""
+        return json.dumps({"summary": self.summary, "open_points": list(self.open_points)},
+                          ensure_ascii=False)
+
+
+def parse_structured_summary(text: str) -> StructuredSummary:
+    """Parse and validate a model's reply into a :class:`StructuredSummary`.
+
+    Accepts the JSON object alone or inside a Markdown fence (three backticks, optionally
+    ``json``), with whitespace around. Whitespace inside each open point is collapsed to
+    single spaces; the summary is stripped. Raises TypeError for a non-str ``text`` and
+    ValueError naming the problem for: text that is not one JSON object, a missing or
+    unknown field, a summary that is not a str or is empty, ``open_points`` that is not
+    a list, or an open point that is not a non-empty str.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"the reply must be a str, got {type(text).__name__}: {text!r:.60}")
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); "
+                         f"it began {text.strip()[:60]!r}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the reply must be a JSON object with summary and open_points, "
+                         f"got a JSON {type(data).__name__}: {body[:60]!r}")
+    missing = [k for k in ("summary", "open_points") if k not in data]
+    if missing:
+        raise ValueError(f"the reply is missing the field(s) {', '.join(missing)}; "
+                         f"it has {sorted(data)}")
+    unknown = sorted(set(data) - {"summary", "open_points"})
+    if unknown:
+        raise ValueError(f"the reply has unknown field(s) {unknown}; expected only "
+                         f"summary and open_points")
+    summary, points = data["summary"], data["open_points"]
+    if not isinstance(summary, str):
+        raise ValueError(f"summary must be a string, got {type(summary).__name__}: {summary!r:.60}")
+    if not summary.strip():
+        raise ValueError(f"summary must not be empty, got {summary!r}")
+    if not isinstance(points, list):
+        raise ValueError(f"open_points must be a list of strings, got "
+                         f"{type(points).__name__}: {points!r:.60}")
+    clean = []
+    for i, point in enumerate(points):
+        if not isinstance(point, str):
+            raise ValueError(f"open_points[{i}] must be a string, got "
+                             f"{type(point).__name__}: {point!r:.60}")
+        if not point.strip():
+            raise ValueError(f"open_points[{i}] must not be empty, got {point!r}")
+        clean.append(" ".join(point.split()))
+    return StructuredSummary(summary.strip(), tuple(clean))
+
+
+# -- a deterministic stub model ------------------------------------------------------
+
+_UNRESOLVED = ("open question", "unanswered", "not sure", "still need", "follow up",
+               "follow-up", "todo", "to be decided", "tbd", "not yet")
+_SMALL_TALK = {"hi", "hello", "hey", "thanks", "thank", "you", "ok", "okay", "great",
+               "sounds", "good", "sure", "bye", "there", "cheers", "perfect", "nice",
+               "cool", "got", "it", "that", "helps", "welcome", "you're", "so", "much"}
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+
+
+def _is_small_talk(sentence: str) -> bool:
+    words = [w.strip(".,!?;:'\"").lower() for w in sentence.split()]
+    return all(w in _SMALL_TALK for w in words if w)
+
+
+def _previous(summary_text: str) -> tuple[str, list[str]]:
+    """Read back a previous summary given as JSON, as :meth:`render` text, or plain."""
+    if not summary_text:
+        return "", []
+    try:
+        prev = parse_structured_summary(summary_text)
+        return prev.summary, list(prev.open_points)
+    except ValueError:
+        pass
+    head, sep, tail = summary_text.partition(f"\n{OPEN_POINTS_TITLE}\n")
+    if sep:
+        points = [line[2:].strip() for line in tail.splitlines() if line.startswith("- ")]
+        return head.strip(), [p for p in points if p]
+    return summary_text.strip(), []
+
+
+def structured_stub(prompt: str) -> str:
+    """A deterministic prompt model that answers :data:`STRUCTURED_SUMMARY_PROMPT`.
+
+    Reads the layout of :func:`kit.memory.summary.build_summary_prompt` (via
+    :func:`kit.llm.parse_summary_prompt`); the current summary may be JSON, the
+    :meth:`StructuredSummary.render` text, or plain text. Rules, per sentence of the
+    new turns, oldest first:
+
+    - a question in the *last* turn (nobody has replied yet), or a sentence with an
+      unresolved marker ("not sure", "still need", "follow up", "TODO", ...) becomes an
+      open point (duplicates skipped);
+    - small talk ("Thanks!", "Sounds good.") is dropped;
+    - every other sentence is kept verbatim in the summary, after the previous one.
+
+    Previous open points are carried over; the stub never closes one (a real model
+    would). Returns valid JSON (:meth:`StructuredSummary.to_json`); "(no facts yet)" is
+    the summary when nothing is kept. Raises ValueError for a prompt without the
+    "Current summary:" / "New turns:" layout. Keeps every fact, so it does not cap:
+    apply :func:`cap_structured` to its result.
+    """
+    summary_text, contents = parse_summary_prompt(prompt)
+    summary, points = _previous(summary_text)
+    kept: list[str] = []
+    for index, content in enumerate(contents):
+        last = index == len(contents) - 1
+        for sentence in _sentences(content):
+            lowered = sentence.lower()
+            if (last and sentence.endswith("?")) or any(m in lowered for m in _UNRESOLVED):
+                if sentence not in points:
+                    points.append(sentence)
+            elif not _is_small_talk(sentence):
+                kept.append(sentence)
+    text = " ".join(([summary] if summary else []) + kept) or "(no facts yet)"
+    return StructuredSummary(text, tuple(points)).to_json()
+
+
+# -- the character cap ---------------------------------------------------------------
+
+def _shorten(summary: str, limit: int) -> str:
+    """The longest run of whole leading sentences of ``summary`` within ``limit``
+    characters; if not even the first sentence fits, its leading words (or, if no word
+    fits, characters) plus an ellipsis."""
+    ends = [m.start() for m in _SENTENCE_END.finditer(summary)] + [len(summary)]
+    fitting = [end for end in ends if end <= limit]
+    if fitting:
+        return summary[:fitting[-1]]
+    room = limit - len(ELLIPSIS)
+    cut = ""
+    for word in summary.split():
+        longer = f"{cut} {word}" if cut else word
+        if len(longer) > room:
+            break
+        cut = longer
+    return (cut or summary.strip()[:room]) + ELLIPSIS
+
+
+def cap_structured(s: StructuredSummary, cap_chars: int) -> StructuredSummary:
+    """Return ``s`` with ``s.render()`` at most ``cap_chars`` characters.
+
+    Deterministic, in this order, stopping as soon as it fits:
+
+    1. drop open points, oldest first (the newest unresolved points are kept longest);
+    2. shorten the summary to its longest run of whole *leading* sentences that fits
+       (sentences end at ``.``, ``!``, ``?`` or ``…`` followed by whitespace), so the
+       earliest established facts survive;
+    3. if not even the first sentence fits, cut it at a word boundary (characters if
+       no word fits) and end it with "…".
+
+    Returns ``s`` itself when it already fits; never changes ``s``. Raises TypeError for
+    a non-:class:`StructuredSummary` and TypeError/ValueError unless ``cap_chars`` is an
+    int >= :data:`MIN_CAP_CHARS` (10).
+    """
+    if not isinstance(s, StructuredSummary):
+        raise TypeError(f"s must be a StructuredSummary, got {type(s).__name__}: {s!r:.60}")
+    if isinstance(cap_chars, bool) or not isinstance(cap_chars, int):
+        raise TypeError(f"cap_chars must be an int, got {type(cap_chars).__name__}: {cap_chars!r}")
+    if cap_chars < MIN_CAP_CHARS:
+        raise ValueError(f"cap_chars must be >= {MIN_CAP_CHARS}, got {cap_chars}")
+    if s.chars <= cap_chars:
+        return s
+    points = list(s.open_points)
+    while points:
+        points.pop(0)
+        candidate = StructuredSummary(s.summary, tuple(points))
+        if candidate.chars <= cap_chars:
+            return candidate
+    return StructuredSummary(_shorten(s.summary, cap_chars))

@@ -1,0 +1,243 @@
+"""kit.structured: the {summary, open_points} value, its parser, stub model and cap."""
+import json
+
+import pytest
+
+from kit.llm import fact_listing_summariser
+from kit.memory.summary import build_summary_prompt
+from kit.messages import make_message
+from kit.structured import (ELLIPSIS, OPEN_POINTS_TITLE, STRUCTURED_SUMMARY_PROMPT,
+                            StructuredSummary, cap_structured, parse_structured_summary,
+                            structured_stub)
+
+
+def turns(*pairs):
+    return [make_message(role, text, len, i + 1) for i, (role, text) in enumerate(pairs)]
+
+
+def prompt(summary, *pairs):
+    return build_summary_prompt(summary, turns(*pairs), STRUCTURED_SUMMARY_PROMPT)
+
+
+# -- the value -------------------------------------------------------------------------
+
+def test_render_lists_open_points_under_a_title():
+    s = StructuredSummary("Budget 900 EUR.", ("GPU needed?", "Ships to Berlin?"))
+    assert s.render() == f"Budget 900 EUR.\n{OPEN_POINTS_TITLE}\n- GPU needed?\n- Ships to Berlin?"
+    assert s.chars == len(s.render())
+
+
+def test_render_without_open_points_is_the_summary():
+    assert StructuredSummary("Budget 900 EUR.").render() == "Budget 900 EUR."
+
+
+def test_list_of_open_points_is_stored_as_tuple():
+    s = StructuredSummary("x.", ["a", "b"])
+    assert s.open_points == ("a", "b")
+    assert hash(s) == hash(StructuredSummary("x.", ("a", "b")))
+
+
+def test_json_round_trip_keeps_non_ascii():
+    s = StructuredSummary("Kunde möchte 900 €.", ("Lieferung nach Köln?",))
+    text = s.to_json()
+    assert "ö" in text and json.loads(text) == {"summary": "Kunde möchte 900 €.",
+                                                "open_points": ["Lieferung nach Köln?"]}
+    assert parse_structured_summary(text) == s
+
+
+@pytest.mark.parametrize("summary, points, error, hint", [
+    ("", (), ValueError, "summary must not be empty"),
+    ("   ", (), ValueError, "summary must not be empty"),
+    (42, (), TypeError, "summary must be a str"),
+    ("ok.", "one point", TypeError, "open_points must be a list or tuple"),
+    ("ok.", ("a", 3), TypeError, "open_points[1] must be a str"),
+    ("ok.", ("a", " "), ValueError, "open_points[1] must be one non-empty line"),
+    ("ok.", ("two\nlines",), ValueError, "open_points[0] must be one non-empty line"),
+])
+def test_bad_values_are_refused_naming_the_field(summary, points, error, hint):
+    with pytest.raises(error) as exc:
+        StructuredSummary(summary, points)
+    assert hint in str(exc.value)
+
+
+# -- the parser --------------------------------------------------------------------------
+
+GOOD = '{"summary": "Budget 900 EUR.", "open_points": ["GPU needed?"]}'
+
+
+@pytest.mark.parametrize("text", [
+    GOOD,
+    f"\n  {GOOD}  \n",
+    f"```json\n{GOOD}\n```",
+    f"  ```JSON\n{GOOD}\n```\n",
+    f"```\n{GOOD}\n```",
+])
+def test_parse_accepts_plain_fenced_and_padded_json(text):
+    assert parse_structured_summary(text) == StructuredSummary("Budget 900 EUR.", ("GPU needed?",))
+
+
+def test_parse_strips_summary_and_collapses_whitespace_in_points():
+    s = parse_structured_summary('{"summary": "  A.  ", "open_points": [" two\\n  lines "]}')
+    assert s == StructuredSummary("A.", ("two lines",))
+
+
+def test_parse_accepts_empty_open_points():
+    assert parse_structured_summary('{"summary": "A.", "open_points": []}').open_points == ()
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("not json at all", "not valid JSON"),
+    ('{"summary": "A.", "open_points": [}', "not valid JSON"),
+    ("Here you go:\n```json\n" + GOOD + "\n```", "not valid JSON"),
+    ("```json\n" + GOOD, "not valid JSON"),
+    ('["A.", []]', "got a JSON list"),
+    ('"A."', "got a JSON str"),
+    ('{"summary": "A."}', "missing the field(s) open_points"),
+    ('{"open_points": []}', "missing the field(s) summary"),
+    ('{}', "missing the field(s) summary, open_points"),
+    ('{"summary": "A.", "open_points": [], "facts": []}', "unknown field(s) ['facts']"),
+    ('{"summary": 3, "open_points": []}', "summary must be a string, got int"),
+    ('{"summary": null, "open_points": []}', "summary must be a string, got NoneType"),
+    ('{"summary": "  ", "open_points": []}', "summary must not be empty"),
+    ('{"summary": "A.", "open_points": "GPU?"}', "open_points must be a list of strings, got str"),
+    ('{"summary": "A.", "open_points": null}', "open_points must be a list"),
+    ('{"summary": "A.", "open_points": ["ok", 7]}', "open_points[1] must be a string, got int"),
+    ('{"summary": "A.", "open_points": [["nested"]]}', "open_points[0] must be a string, got list"),
+    ('{"summary": "A.", "open_points": ["ok", ""]}', "open_points[1] must not be empty"),
+])
+def test_parse_rejects_malformed_replies_naming_the_problem(text, hint):
+    with pytest.raises(ValueError) as exc:
+        parse_structured_summary(text)
+    assert hint in str(exc.value)
+
+
+def test_parse_rejects_non_str():
+    with pytest.raises(TypeError, match="must be a str, got dict"):
+        parse_structured_summary({"summary": "A.", "open_points": []})
+
+
+def test_prompt_names_both_fields_and_asks_for_json_only():
+    assert '"summary"' in STRUCTURED_SUMMARY_PROMPT and '"open_points"' in STRUCTURED_SUMMARY_PROMPT
+    assert "JSON" in STRUCTURED_SUMMARY_PROMPT and "every fact" in STRUCTURED_SUMMARY_PROMPT
+
+
+# -- the stub model ----------------------------------------------------------------------
+
+def test_stub_keeps_facts_drops_small_talk_and_opens_the_last_question():
+    reply = structured_stub(prompt(
+        "",
+        ("user", "Hi there! My budget is 900 EUR. Order id A-17."),
+        ("assistant", "Thanks. Do you need a GPU?"),
+        ("user", "No GPU. Does the X1 ship to Berlin?"),
+    ))
+    s = parse_structured_summary(reply)
+    assert s.summary == "My budget is 900 EUR. Order id A-17. Do you need a GPU? No GPU."
+    assert s.open_points == ("Does the X1 ship to Berlin?",)
+
+
+def test_stub_opens_unresolved_items_anywhere_and_skips_duplicates():
+    s = parse_structured_summary(structured_stub(prompt(
+        "",
+        ("user", "I am not sure about the size."),
+        ("assistant", "Noted, we still need your postcode."),
+        ("user", "I am not sure about the size."),
+    )))
+    assert s.open_points == ("I am not sure about the size.", "Noted, we still need your postcode.")
+
+
+@pytest.mark.parametrize("previous", [
+    StructuredSummary("Budget 900 EUR.", ("GPU needed?",)).to_json(),
+    StructuredSummary("Budget 900 EUR.", ("GPU needed?",)).render(),
+])
+def test_stub_carries_over_a_previous_summary_in_json_or_rendered_form(previous):
+    s = parse_structured_summary(structured_stub(prompt(previous, ("user", "Colour: red."))))
+    assert s == StructuredSummary("Budget 900 EUR. Colour: red.", ("GPU needed?",))
+
+
+def test_stub_takes_a_plain_previous_summary_as_summary_text():
+    s = parse_structured_summary(structured_stub(prompt("Budget 900 EUR", ("user", "Red."))))
+    assert s == StructuredSummary("Budget 900 EUR Red.")
+
+
+def test_stub_with_only_small_talk_still_returns_valid_json():
+    s = parse_structured_summary(structured_stub(prompt("", ("user", "Hello!"),
+                                                        ("assistant", "Hi there."))))
+    assert s == StructuredSummary("(no facts yet)")
+
+
+def test_stub_is_deterministic_and_refuses_other_prompts():
+    p = prompt("", ("user", "Budget 900 EUR."))
+    assert structured_stub(p) == structured_stub(p)
+    with pytest.raises(ValueError, match="not a summary prompt"):
+        structured_stub("Summarise this please")
+
+
+def test_plain_summariser_reply_is_rejected_by_the_parser():
+    # the kind of reply a summariser that ignores the JSON instructions gives
+    reply = fact_listing_summariser(prompt("", ("user", "Budget 900 EUR.")))
+    with pytest.raises(ValueError, match="not valid JSON"):
+        parse_structured_summary(reply)
+
+
+# -- the cap -----------------------------------------------------------------------------
+
+LONG = StructuredSummary("First fact 1. Second fact 2! Third fact 3?",
+                         ("oldest point", "middle point", "newest point"))
+
+
+def test_cap_returns_the_same_value_when_it_fits():
+    assert cap_structured(LONG, LONG.chars) is LONG
+
+
+def test_cap_drops_oldest_open_points_first():
+    cap = LONG.chars - 1
+    capped = cap_structured(LONG, cap)
+    assert capped == StructuredSummary(LONG.summary, ("middle point", "newest point"))
+    only_newest = StructuredSummary(LONG.summary, ("newest point",))
+    assert cap_structured(LONG, only_newest.chars) == only_newest
+
+
+def test_cap_then_keeps_whole_leading_sentences():
+    summary = LONG.summary
+    assert cap_structured(LONG, len(summary)) == StructuredSummary(summary)
+    assert cap_structured(LONG, len(summary) - 1).summary == "First fact 1. Second fact 2!"
+    assert cap_structured(LONG, len("First fact 1.")).summary == "First fact 1."
+
+
+def test_cap_cuts_a_too_long_first_sentence_at_a_word_boundary():
+    capped = cap_structured(LONG, 12)
+    assert capped.summary == "First fact" + ELLIPSIS and capped.chars <= 12
+
+
+def test_cap_cuts_characters_when_no_word_fits():
+    s = StructuredSummary("Supercalifragilistic word.")
+    capped = cap_structured(s, 10)
+    assert capped.summary == "Supercali" + ELLIPSIS and capped.chars == 10
+
+
+@pytest.mark.parametrize("cap", [10, 15, 30, 47, 60, 80, 200])
+def test_cap_is_always_respected(cap):
+    assert cap_structured(LONG, cap).chars <= cap
+
+
+def test_cap_does_not_change_its_input():
+    before = (LONG.summary, LONG.open_points)
+    cap_structured(LONG, 20)
+    assert (LONG.summary, LONG.open_points) == before
+
+
+@pytest.mark.parametrize("cap, error, hint", [
+    (9, ValueError, "cap_chars must be >= 10, got 9"),
+    (-1, ValueError, "got -1"),
+    (True, TypeError, "cap_chars must be an int"),
+    (100.0, TypeError, "cap_chars must be an int, got float"),
+])
+def test_cap_rejects_bad_caps(cap, error, hint):
+    with pytest.raises(error) as exc:
+        cap_structured(LONG, cap)
+    assert hint in str(exc.value)
+
+
+def test_cap_rejects_non_structured_summary():
+    with pytest.raises(TypeError, match="must be a StructuredSummary, got str"):
+        cap_structured("text", 100)
