@@ -6,10 +6,11 @@
 - :class:`SummaryMemory`: a running summary plus recent turns (lesson 03).
 """
 from kit.memory.base import BudgetedMemory, CompactionError, FullHistory, Memory, TraceEvent
+from kit.memory.compaction import SummaryUpdate
 from kit.memory.summary import (CARELESS_PROMPT, SUMMARY_PROMPT, SummaryMemory,
                                 build_summary_prompt, split_for_compaction)
 from kit.memory.window import SlidingWindow, TokenWindow
 
 __all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHistory", "SlidingWindow",
            "TokenWindow", "SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT",
-           "build_summary_prompt", "split_for_compaction"]
+           "build_summary_prompt", "split_for_compaction", "SummaryUpdate"]

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 
 from kit.llm import NO_SUMMARY, SUMMARY_HEADER, TURNS_HEADER, PromptModel
 from kit.memory.base import BudgetedMemory, check_int
+from kit.memory.compaction import SummaryUpdate, checked_update
 from kit.messages import Message, check_role, indent_continuation, render, span
-from kit.tokens import Measure, approx_tokens, measured
+from kit.tokens import Measure, approx_tokens
 
 __all__ = ["SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE",
            "build_summary_prompt", "split_for_compaction"]
@@ -132,29 +133,65 @@ class SummaryMemory(BudgetedMemory):
         summary = indent_continuation(self.summary)   # its text cannot pass for a turn
         return [f"{SUMMARY_TITLE}\n{summary}"] if self.summary else []
 
-    def _after_append(self) -> dict:
+    # -- compaction: plan, compute, commit ------------------------------------
+    def plan_compaction(self) -> tuple[list[Message], list[Message]] | None:
+        """Decide whether to compact now and what: ``(old, recent)`` or None.
+
+        ``old`` is the oldest turns to fold into the summary, ``recent`` the turns that
+        stay verbatim (new lists; nothing changes). None when compaction should not run
+        or nothing can be folded. Pure: call it from any thread holding the memory.
+        """
         if self.size <= self.budget:
-            return {}
+            return None
         old, recent = split_for_compaction(self.turns, self.keep_recent)
-        if not old:
-            return {"note": f"over budget, but nothing can be folded: keep_recent="
-                            f"{self.keep_recent}, and a question stays with its replies"}
-        new_summary = self.summariser(build_summary_prompt(self.summary, old, self.prompt))
-        if not isinstance(new_summary, str):
-            raise TypeError(f"summariser must return str, got {type(new_summary).__name__}")
-        new_summary = new_summary.strip()
-        if not new_summary:
-            raise ValueError("the summariser returned an empty summary for "
-                             f"{len(old)} turns; kept the summary and turns as they were")
-        new_tokens = measured(self.measure, new_summary)
-        # Commit: only now that the summariser has returned.
-        self.summary, self.summary_tokens, self.turns = new_summary, new_tokens, recent
+        return (old, recent) if old else None
+
+    def compute_summary(self, summary: str, old: Sequence[Message]) -> SummaryUpdate:
+        """Fold ``old`` into ``summary`` with the summariser; return the new summary.
+
+        Calls the model once and changes nothing on the memory, so it may run on a
+        worker thread. Raises the summariser's own error, TypeError for a non-str
+        reply, ValueError for an empty one, and what :func:`kit.tokens.measured`
+        raises if the summary cannot be measured.
+        """
+        reply = self.summariser(build_summary_prompt(summary, old, self.prompt))
+        return checked_update(reply, self.measure, len(old), by="model")
+
+    def commit_compaction(self, update: SummaryUpdate, old: Sequence[Message],
+                          recent: Sequence[Message]) -> dict:
+        """Swap ``update`` in: drop ``old`` from the turns; return the trace fields.
+
+        ``old`` and ``recent`` come from :meth:`plan_compaction`; turns added since (by a
+        background compaction, say) stay. Raises RuntimeError, changing nothing, if the
+        turns no longer start with ``old`` followed by ``recent`` (a stale plan).
+        """
+        old, recent = list(old), list(recent)
+        if self.turns[:len(old) + len(recent)] != old + recent:
+            raise RuntimeError(f"stale compaction plan: the turns no longer start with "
+                               f"messages {span([m.number for m in old + recent])}; "
+                               f"nothing changed")
+        self.summary, self.summary_tokens = update.text, update.tokens
+        self.turns = self.turns[len(old):]
         self.turn_tokens -= sum(m.tokens for m in old)
         self.compactions += 1
         moved = tuple(m.number for m in old)
         note = f"turn{'s' if len(moved) > 1 else ''} {span(moved)} folded into the summary"
+        if update.note:
+            note += f"; {update.note}"
         if self.fixed_tokens + self.summary_tokens > self.budget:
             note += "; still over budget: the summary alone is larger than the budget"
         elif self.size > self.budget:
             note += f"; still over budget: keep_recent={self.keep_recent} wins"
-        return {"action": "compacted", "moved": moved, "note": note}
+        return {"action": "compacted", "moved": moved, "note": note,
+                "summariser": update.by}
+
+    def _after_append(self) -> dict:
+        plan = self.plan_compaction()
+        if plan is None:
+            if self.size <= self.budget:
+                return {}
+            return {"note": f"over budget, but nothing can be folded: keep_recent="
+                            f"{self.keep_recent}, and a question stays with its replies"}
+        old, recent = plan
+        update = self.compute_summary(self.summary, old)
+        return self.commit_compaction(update, old, recent)   # only now that it returned
