@@ -72,6 +72,10 @@ class CompactionError(Exception):
         self.event = event
 
 
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
+
+
 def check_int(name: str, value: object, minimum: int) -> int:
     """Return ``value`` if it is an int >= ``minimum``; else raise naming it."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -94,8 +98,10 @@ class Memory:
     """
 
     name = "memory"
+    link = None   # a kit.store.SessionLink once a transcript store is attached
 
-    def __init__(self, measure: Measure = approx_tokens, system: str | None = None) -> None:
+    def __init__(self, measure: Measure = approx_tokens, system: str | None = None, *,
+                 store=None, session_id: str | None = None) -> None:
         if not callable(measure):
             raise TypeError(f"measure must be callable str -> int, got {measure!r}")
         if system is not None and (not isinstance(system, str) or not system.strip()):
@@ -107,6 +113,19 @@ class Memory:
         self.trace: list[TraceEvent] = []
         self.added = 0                # messages added so far (numbers them)
         self._adding = False          # guards against add() re-entered from a summariser
+        if store is not None or session_id is not None:
+            self.attach(store, session_id)
+
+    def attach(self, store, session_id: str) -> None:
+        """Write every message to ``store`` (a :class:`kit.store.TranscriptStore`) under
+        ``session_id`` before any compaction runs, and save the state after each add.
+
+        Call it on a fresh memory (any subclass; or pass ``store=`` and ``session_id=``
+        to ``Memory``/``FullHistory``); continue a stored session with
+        :func:`kit.store.restore`. Raises as :func:`kit.store.attach_store` does.
+        """
+        from kit.store import attach_store   # imported here: sqlite only when used
+        attach_store(self, store, session_id)
 
     # -- sizes -----------------------------------------------------------------
     @property
@@ -152,18 +171,27 @@ class Memory:
         self.added += 1
         self.turns.append(message)
         self.turn_tokens += message.tokens
+        # Written ahead: the transcript has the message before any compaction runs.
+        stored = self.link.message_added(message) if self.link else ""
         size_before, turns_before = self.size, len(self.turns)
         try:
             fields = self._after_append()
         except BaseException as exc:  # the message stays; nothing else moved
             event = self._record(message, size_before, turns_before, action="failed",
-                                 note=f"{type(exc).__name__}: {exc}")
+                                 note=_join(f"{type(exc).__name__}: {exc}", stored))
+            if self.link:
+                self.link.save()
             if not isinstance(exc, Exception):        # KeyboardInterrupt, SystemExit
                 raise
             raise CompactionError(f"compaction after message {message.number} failed "
                                   f"({type(exc).__name__}: {exc}); the message was kept and "
                                   f"the summary and other turns are unchanged", event) from exc
-        return self._record(message, size_before, turns_before, **fields)
+        if stored:
+            fields = {**fields, "note": _join(fields.get("note", ""), stored)}
+        event = self._record(message, size_before, turns_before, **fields)
+        if self.link:
+            self.link.save()
+        return event
 
     def _record(self, message: Message, size_before: int, turns_before: int,
                 **fields) -> TraceEvent:
