@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from kit.llm import parse_summary_prompt
 
-__all__ = ["StructuredSummary", "parse_structured_summary", "STRUCTURED_SUMMARY_PROMPT",
+__all__ = ["StructuredSummary", "parse_structured_summary", "load_json_reply", "STRUCTURED_SUMMARY_PROMPT",
            "OPEN_POINTS_TITLE", "structured_stub", "cap_structured", "ELLIPSIS",
            "MIN_CAP_CHARS"]
 
@@ -100,6 +100,26 @@ class StructuredSummary:
                           ensure_ascii=False)
 
 
+def load_json_reply(text: str) -> object:
+    """Decode a model's JSON reply: the JSON alone or inside a Markdown fence (three
+    backticks, optionally ``json``), with whitespace around; nothing else may surround it.
+
+    Raises TypeError for a non-str ``text``, ValueError (saying where and how the reply
+    began) for text that is not valid JSON.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"the reply must be a str, got {type(text).__name__}: {text!r:.60}")
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); "
+                         f"it began {text.strip()[:60]!r}") from None
+
+
 def parse_structured_summary(text: str) -> StructuredSummary:
     """Parse and validate a model's reply into a :class:`StructuredSummary`.
 
@@ -110,20 +130,10 @@ def parse_structured_summary(text: str) -> StructuredSummary:
     unknown field, a summary that is not a str or is empty, ``open_points`` that is not
     a list, or an open point that is not a non-empty str.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"the reply must be a str, got {type(text).__name__}: {text!r:.60}")
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); "
-                         f"it began {text.strip()[:60]!r}") from None
+    data = load_json_reply(text)
     if not isinstance(data, dict):
         raise ValueError(f"the reply must be a JSON object with summary and open_points, "
-                         f"got a JSON {type(data).__name__}: {body[:60]!r}")
+                         f"got a JSON {type(data).__name__}: {text.strip()[:60]!r}")
     missing = [k for k in ("summary", "open_points") if k not in data]
     if missing:
         raise ValueError(f"the reply is missing the field(s) {', '.join(missing)}; "
