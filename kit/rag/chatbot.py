@@ -1,0 +1,343 @@
+"""The RAG chatbot: memory + query rewrite + retrieval + cited generation + guardrail.
+
+One turn of :meth:`Chatbot.ask` (seed 004, "Build an end-to-end chatbot with memory,
+RAG, and evaluation pipeline")::
+
+    question -> [rewrite, if the session has history] -> query -> retriever.search(query, top_k)
+             -> [no chunks: refuse] -> llm(SYSTEM_PROMPT, history + numbered chunks + question)
+             -> parse [n] citations -> guardrail -> save the turn in memory -> Answer
+
+- One memory per session, made by ``memory_factory`` on the session's first ask.
+- Compute first, commit after: the memory is written only after retrieval and
+  generation returned. If any step raises, the exception propagates and the memory is
+  as it was; a rewrite failure is not a turn failure (the raw question is used).
+  Saving adds the question, then the answer (the refusal if the guardrail refused);
+  sizes are checked before the first write, and a summary memory whose compaction fails
+  while saving keeps the message (:class:`~kit.memory.CompactionError`), so the turn is
+  saved whole and ``Answer.memory_note`` says compaction will be retried.
+- "History" means the memory holds turns or a summary; the first turn of a session has
+  none, so it makes no rewrite call.
+- A lock per session: two asks on one session run one after the other, so their turns
+  are recorded in order; asks on different sessions do not wait for each other.
+- Every turn's latency (ms, from the injected ``clock``) goes to ``metrics`` under
+  :data:`TURN_METRIC`; a failed turn's goes under :data:`FAILED_METRIC`.
+
+:func:`cod_trace` replays the seed's two-turn example ("and for COD?").
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager as ContextManager
+from dataclasses import dataclass, field
+
+from kit.llm import ScriptedLLM, fact_listing_summariser
+from kit.memory import CompactionError, SummaryMemory
+from kit.messages import indent_continuation
+from kit.rag.citations import CitationResult, number_chunks, parse_citations
+from kit.rag.guardrail import GuardrailResult, check_citations, refuse
+from kit.rag.metrics import Metrics
+from kit.rag.rewrite import MAX_QUERY_WORDS, Rewrite, rewrite_query
+from kit.trace import Table
+
+__all__ = ["Chatbot", "Answer", "SYSTEM_PROMPT", "TURN_METRIC", "FAILED_METRIC",
+           "default_memory", "build_answer_prompt", "TRACE_COLUMNS", "trace_row",
+           "trace_table", "COD_QUESTIONS", "COD_REPLIES", "cod_chatbot", "cod_trace"]
+
+SYSTEM_PROMPT = (
+    "You are a support assistant. Answer only from the numbered context. Cite the chunk "
+    "behind every statement as [n], for example [1] or [1][2]. If the context does not "
+    "contain the answer, say so."
+)
+TURN_METRIC = "turn"
+FAILED_METRIC = "failed turn"
+NOTHING_RETRIEVED = "nothing retrieved"
+
+
+def default_memory() -> SummaryMemory:
+    """A fresh summary memory per session: the fact-listing stub summariser, budget 500
+    tokens (approximate), the newest 6 messages verbatim."""
+    return SummaryMemory(fact_listing_summariser, budget=500)
+
+
+def build_answer_prompt(history: str, chunks: Sequence[object], question: str) -> str:
+    """The generation call's user message: history (if any), numbered context, question."""
+    parts = [f"Conversation so far:\n{history.strip()}"] if history.strip() else []
+    parts += [f"Context:\n{number_chunks(chunks)}",
+              f"Question: {indent_continuation(question.strip())}"]
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One turn's result.
+
+    ``turn``: 1-based number of the turn in its session; ``answer``: what the user sees
+    (the draft, or the refusal); ``query``: the text sent to retrieval (``rewrite`` says
+    how it was chosen); ``chunk_ids`` and ``chunks``: what was retrieved, in rank order
+    (the chunks were numbered [1], [2]... in the prompt); ``citations``: the draft's
+    parsed markers (empty if there was no draft); ``guardrail``: pass or refuse, with
+    the reason; ``refused``: the guardrail did not pass; ``model_calls``: calls of ``llm`` in
+    this turn (rewrite + generation); ``latency_ms``: the turn's time in milliseconds by
+    the chatbot's clock; ``draft``: the model's raw reply (None if nothing was retrieved);
+    ``memory_note``: "" or why compaction failed while saving (the turn was saved).
+    """
+
+    session_id: str
+    turn: int
+    question: str
+    answer: str
+    query: str
+    rewrite: Rewrite
+    chunk_ids: tuple[str, ...]
+    chunks: tuple
+    citations: CitationResult
+    guardrail: GuardrailResult
+    model_calls: int
+    latency_ms: float
+    draft: str | None = None
+    memory_note: str = ""
+
+    @property
+    def cited_ids(self) -> tuple[str, ...]:
+        """Ids of the chunks the draft cited validly, first-seen order."""
+        return self.citations.chunk_ids
+
+    @property
+    def refused(self) -> bool:
+        """True if the guardrail replaced the draft (or there was none) with the refusal."""
+        return not self.guardrail.passed
+
+
+@dataclass
+class _Session:
+    memory: object
+    lock: ContextManager
+    answers: list[Answer] = field(default_factory=list)
+
+
+def _check_callable(name: str, value: object, shape: str) -> None:
+    if not callable(value):
+        raise TypeError(f"{name} must be callable {shape}, got {value!r:.60}")
+
+
+def _history(memory) -> str:
+    """The memory as text, or "" if it holds nothing yet (no turns, no summary)."""
+    return memory.context() if memory.turns or getattr(memory, "summary", "") else ""
+
+
+def _check_fits(memory, role: str, text: str) -> None:
+    """Raise ValueError before any write if a budgeted memory could never hold ``text``."""
+    budget, measure = getattr(memory, "budget", None), getattr(memory, "measure", None)
+    if budget is None or measure is None:
+        return
+    room = budget - getattr(memory, "fixed_tokens", 0)
+    size = measure(text)
+    if size > room:
+        unit = getattr(memory, "unit", "tokens")
+        raise ValueError(f"the {role} message has {size} {unit}, more than the {room} {unit} "
+                         f"the memory's budget of {budget} leaves for turns; nothing was saved")
+
+
+class Chatbot:
+    """A support chatbot over a retriever, with memory per session.
+
+    ``retriever``: has ``.search(query, k) -> list[Chunk]``; ``llm``: a chat model
+    ``(system, user) -> str`` used for the rewrite and the answer; ``memory_factory``:
+    ``() -> memory`` (an object with ``.turns``, ``.add(role, text)``, ``.context()``),
+    default :func:`default_memory`; ``metrics``: a :class:`Metrics` (a new one if None);
+    ``top_k``: chunks per query (int >= 1); ``clock``: ``() -> seconds`` for latency;
+    ``rewrite``: False sends the raw question every turn (to show why rewriting
+    matters); ``max_query_words``: longest accepted rewrite, in words;
+    ``lock_factory``: ``() -> lock`` (a context manager), one per session, default
+    ``threading.Lock``; with several server processes, plug in a shared lock (a Redis
+    or database lock). Raises TypeError/ValueError naming a bad argument.
+    """
+
+    def __init__(self, retriever, llm: Callable[[str, str], str],
+                 memory_factory: Callable[[], object] | None = None,
+                 metrics: Metrics | None = None, top_k: int = 5,
+                 clock: Callable[[], float] = time.perf_counter, rewrite: bool = True,
+                 max_query_words: int = MAX_QUERY_WORDS,
+                 lock_factory: Callable[[], ContextManager] = threading.Lock) -> None:
+        _check_callable("retriever.search", getattr(retriever, "search", None), "(query, k)")
+        _check_callable("llm", llm, "(system, user) -> str")
+        _check_callable("memory_factory", memory_factory or default_memory, "() -> memory")
+        _check_callable("clock", clock, "() -> seconds")
+        _check_callable("lock_factory", lock_factory, "() -> lock")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ValueError(f"top_k must be an int >= 1, got {top_k!r}")
+        if metrics is not None and not callable(getattr(metrics, "record", None)):
+            raise TypeError(f"metrics must have .record(name, ms), got {metrics!r:.60}")
+        if not isinstance(rewrite, bool):
+            raise TypeError(f"rewrite must be True or False, got {rewrite!r}")
+        if isinstance(max_query_words, bool) or not isinstance(max_query_words, int) \
+                or max_query_words < 1:
+            raise ValueError(f"max_query_words must be an int >= 1, got {max_query_words!r}")
+        self.retriever, self.llm, self.top_k, self.clock = retriever, llm, top_k, clock
+        self.memory_factory = memory_factory or default_memory
+        self.metrics = metrics if metrics is not None else Metrics()
+        self.rewrite, self.max_query_words = rewrite, max_query_words
+        self.lock_factory = lock_factory
+        self._sessions: dict[str, _Session] = {}
+        self._registry = threading.Lock()       # guards _sessions only, held briefly
+
+    # -- sessions ----------------------------------------------------------------
+    def _session(self, session_id: str) -> _Session:
+        with self._registry:
+            if session_id not in self._sessions:
+                self._sessions[session_id] = _Session(self.memory_factory(), self.lock_factory())
+            return self._sessions[session_id]
+
+    @property
+    def sessions(self) -> dict[str, object]:
+        """Session id -> memory, for every session that has asked (a snapshot dict)."""
+        with self._registry:
+            return {sid: s.memory for sid, s in self._sessions.items()}
+
+    def memory(self, session_id: str):
+        """The memory of a session. KeyError for a session that never asked."""
+        with self._registry:
+            if session_id not in self._sessions:
+                raise KeyError(f"no session {session_id!r}; sessions: {list(self._sessions)}")
+            return self._sessions[session_id].memory
+
+    def answers(self, session_id: str) -> list[Answer]:
+        """The session's answered turns, in order (a copy; [] for an unknown session)."""
+        with self._registry:
+            session = self._sessions.get(session_id)
+        return list(session.answers) if session else []
+
+    def trace(self, session_id: str, show_latency: bool = False) -> Table:
+        """One row per answered turn of the session (see :func:`trace_table`)."""
+        return trace_table(self.answers(session_id), f"Session {session_id}", show_latency)
+
+    # -- one turn ----------------------------------------------------------------
+    def ask(self, session_id: str, question: str) -> Answer:
+        """Answer ``question`` in session ``session_id``; save the turn; return an
+        :class:`Answer`.
+
+        Raises ValueError for an empty session id or question (or a question the
+        session's memory could never hold), TypeError for non-str arguments or a model
+        reply that is not a str; any exception of the retriever or the generation call
+        propagates. In all these cases the memory is unchanged.
+        """
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise ValueError(f"session_id must be a non-empty str, got {session_id!r}")
+        if not isinstance(question, str):
+            raise TypeError(f"question must be a str, got {type(question).__name__}: "
+                            f"{question!r:.60}")
+        if not question.strip():
+            raise ValueError(f"question must not be empty, got {question!r}")
+        session = self._session(session_id)
+        with session.lock:
+            _check_fits(session.memory, "question", question)
+            start = self.clock()
+            try:
+                answer = self._turn(session, session_id, question, start)
+            except Exception:
+                self.metrics.record(FAILED_METRIC, (self.clock() - start) * 1000)
+                raise
+            self.metrics.record(TURN_METRIC, answer.latency_ms)
+            return answer
+
+    def _turn(self, session: _Session, session_id: str, question: str, start: float) -> Answer:
+        memory, calls = session.memory, [0]
+
+        def counted(system: str, user: str) -> str:
+            calls[0] += 1
+            return self.llm(system, user)
+
+        history = _history(memory)
+        if self.rewrite:
+            rewrite = rewrite_query(counted, history, question, self.max_query_words)
+        else:
+            rewrite = Rewrite(question, False, "rewrite off: raw question")
+        chunks = list(self.retriever.search(rewrite.query, self.top_k))[:self.top_k]
+        draft = None
+        if chunks:
+            prompt = build_answer_prompt(history, chunks, question)   # checks the chunks
+            draft = counted(SYSTEM_PROMPT, prompt)
+            if not isinstance(draft, str):
+                raise TypeError(f"the model must return a str, got {type(draft).__name__}: "
+                                f"{draft!r:.60}")
+            citations = parse_citations(draft, chunks)
+            verdict = check_citations(draft, citations)
+        else:
+            citations, verdict = CitationResult((), (), 0), refuse(NOTHING_RETRIEVED)
+        _check_fits(memory, "answer", verdict.answer)
+        # Commit: every step has returned.
+        note = ""
+        for role, text in (("user", question), ("assistant", verdict.answer)):
+            try:
+                memory.add(role, text)
+            except CompactionError as exc:      # the message was kept; compaction retries later
+                note = f"compaction failed: {exc.__cause__!r}"
+        answer = Answer(session_id, len(session.answers) + 1, question, verdict.answer,
+                        rewrite.query, rewrite, tuple(c.id for c in chunks), tuple(chunks),
+                        citations, verdict, calls[0], (self.clock() - start) * 1000, draft,
+                        note)
+        session.answers.append(answer)
+        return answer
+
+
+# -- trace -------------------------------------------------------------------------
+TRACE_COLUMNS = ["turn", "question", "query sent", "rewrite", "retrieved", "model calls",
+                 "cited", "guardrail"]
+
+
+def trace_row(answer: Answer, show_latency: bool = False) -> list[object]:
+    """One trace row: the :data:`TRACE_COLUMNS` of ``answer`` (+ latency in ms)."""
+    verdict = answer.guardrail
+    row = [answer.turn, answer.question, answer.query, answer.rewrite.reason,
+           ", ".join(answer.chunk_ids) or "(none)", answer.model_calls,
+           ", ".join(answer.cited_ids) or "(none)",
+           f"{'passed' if verdict.passed else 'refused'}: {verdict.reason}"]
+    return row + [round(answer.latency_ms, 1)] if show_latency else row
+
+
+def trace_table(answers: Sequence[Answer], title: str = "",
+                show_latency: bool = False) -> Table:
+    """One row per turn: question, query sent, rewrite, retrieved ids, model calls, cited
+    ids, guardrail verdict; ``show_latency`` adds "latency (ms)" (use it with an
+    injected clock wherever the output is compared)."""
+    columns = TRACE_COLUMNS + (["latency (ms)"] if show_latency else [])
+    return Table(columns, [trace_row(a, show_latency) for a in answers], title)
+
+
+# -- the seed's worked example -------------------------------------------------------
+COD_QUESTIONS = ("How long do prepaid refunds take?", "and for COD?")
+COD_REPLIES = ("Prepaid refunds take 5 working days [1].",   # turn 1: answer
+               "cash-on-delivery refund",                    # turn 2: rewrite
+               "They are paid as store credit [1].")         # turn 2: answer
+
+
+def cod_chatbot(rewrite: bool = True, clock: Callable[[], float] = time.perf_counter) -> Chatbot:
+    """The seed-004 set-up: the two refund chunks, the keyword retriever (words of 4+
+    letters), a scripted model (:data:`COD_REPLIES`), summary memory with budget 500."""
+    from kit.rag.documents import seed_chunks
+    from kit.rag.retrieval import KeywordRetriever
+    replies = COD_REPLIES if rewrite else COD_REPLIES[:1]   # no rewrite, no turn-2 answer call
+    return Chatbot(KeywordRetriever(seed_chunks(), min_len=4), ScriptedLLM(replies),
+                   memory_factory=lambda: SummaryMemory(fact_listing_summariser, budget=500),
+                   clock=clock, rewrite=rewrite)
+
+
+def cod_trace() -> str:
+    """The seed's "and for COD?" example as text: the trace with the rewrite, the
+    answers, the same turns without the rewrite, and the latency count (no timings,
+    which vary by machine)."""
+    lines = []
+    for rewrite in (True, False):
+        bot = cod_chatbot(rewrite=rewrite)
+        answers = [bot.ask("s1", q) for q in COD_QUESTIONS]
+        title = ("COD trace: keyword retriever, scripted model, summary memory (budget 500)"
+                 if rewrite else "Without the rewrite: the raw questions go to retrieval")
+        lines += [str(trace_table(answers, title)), ""]
+        lines += [f"turn {a.turn} answer: {a.answer}" for a in answers] + [""]
+        if rewrite:
+            count = bot.metrics.count(TURN_METRIC)
+            lines += [f"latency: {count} turns recorded under {TURN_METRIC!r} "
+                      f"(timings vary by machine, not printed)", ""]
+    return "\n".join(lines).rstrip("\n")

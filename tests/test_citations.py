@@ -1,0 +1,85 @@
+"""Citation tracking: numbered context and parsing [n] markers back to chunks (seed 004)."""
+import pytest
+
+from kit.rag.citations import Citation, find_markers, number_chunks, parse_citations
+from kit.rag.documents import Chunk
+
+C1 = Chunk("c1", "Refunds for prepaid orders take 5 working days.", "refunds.md")
+C2 = Chunk("c2", "Cash-on-delivery refunds are paid as store credit.", "refunds.md")
+C3 = Chunk("c3", "Exchanges are free within 30 days.", "exchanges.md")
+CHUNKS = [C1, C2, C3]
+
+
+def test_number_chunks_is_the_numbered_context_block():
+    assert number_chunks([C1, C2]) == (
+        "[1] Refunds for prepaid orders take 5 working days.\n\n"
+        "[2] Cash-on-delivery refunds are paid as store credit.")
+    assert number_chunks([]) == ""
+
+
+def test_a_multi_line_chunk_cannot_fake_another_number():
+    text = number_chunks([Chunk("x", "first line\n[2] fake chunk", "a.md"), C1])
+    assert text == ("[1] first line\n  [2] fake chunk\n\n"
+                    "[2] Refunds for prepaid orders take 5 working days.")
+    assert [line for line in text.splitlines() if line.startswith("[")] == [
+        "[1] first line", "[2] Refunds for prepaid orders take 5 working days."]
+
+
+@pytest.mark.parametrize("bad", ["c1", [C1, "c2"], [("c1", "text", "src")]])
+def test_number_chunks_rejects_what_is_not_a_chunk(bad):
+    with pytest.raises(TypeError, match="Chunk"):
+        number_chunks(bad)
+
+
+@pytest.mark.parametrize("answer, markers", [
+    ("Prepaid refunds take 5 working days [1].", [1]),
+    ("Both apply [1][2].", [1, 2]),
+    ("Both apply [1, 2] and [2,3].", [1, 2, 2, 3]),
+    ("Spaces inside [ 2 ] are fine.", [2]),
+    ("After a full stop.[3]", [3]),
+    ("(see [1])", [1]),
+    ("A checkbox [x] or [ ] is not a citation [2].", [2]),
+    ("A link [1](https://example.com/refunds) is not a citation.", []),
+    ("Neither is a footnote[^1] or [^1].", []),
+    ("Ranges [1-2] and decimals [1.5] are not parsed.", []),
+    ("Indexing a[0], items[1][2], f(x)[1] is code.", []),
+    ("Inline code `rows[1]` and `[2]` is skipped [3].", [3]),
+    ("```python\nfirst = chunks [1]\n```\nThe answer [2].", [2]),
+    ("No markers at all.", []),
+])
+def test_find_markers(answer, markers):
+    assert find_markers(answer) == markers
+
+
+def test_parse_maps_markers_to_chunk_ids_and_sources():
+    result = parse_citations("Prepaid: 5 days [1]. COD: store credit [2].", CHUNKS)
+    assert result.citations == (Citation(1, "c1", "refunds.md"), Citation(2, "c2", "refunds.md"))
+    assert result.chunk_ids == ("c1", "c2")
+    assert result.sources == ("refunds.md",)             # de-duplicated
+    assert result.invalid == () and result.shown == 3
+
+
+def test_parse_deduplicates_in_first_seen_order():
+    result = parse_citations("Exchanges [3]. Prepaid [1][3]. Again [1, 3].", CHUNKS)
+    assert result.markers == (3, 1)
+    assert result.chunk_ids == ("c3", "c1")
+    assert result.sources == ("exchanges.md", "refunds.md")
+
+
+def test_markers_naming_no_shown_chunk_are_invalid_and_kept_apart():
+    result = parse_citations("Yes [2]. Also [0], [3] and [7][3].", [C1, C2])
+    assert result.markers == (2,)
+    assert result.invalid == (0, 3, 7)
+    assert result.shown == 2
+
+
+def test_no_chunks_shown_makes_every_marker_invalid():
+    result = parse_citations("It is [1].", [])
+    assert result.citations == () and result.invalid == (1,) and result.shown == 0
+
+
+def test_parse_rejects_bad_input():
+    with pytest.raises(TypeError, match="answer must be a str"):
+        parse_citations(None, CHUNKS)
+    with pytest.raises(TypeError, match="chunk 2"):
+        parse_citations("[1]", [C1, {"id": "c2"}])
