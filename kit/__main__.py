@@ -1,4 +1,5 @@
-"""Command line: `python -m kit tokens TEXT` and `python -m kit trace laptop`."""
+"""Command line: `python -m kit tokens TEXT`, `python -m kit trace laptop` and
+`python -m kit trace cod`."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +14,10 @@ def _tokens(args: argparse.Namespace) -> None:
 
 
 def _trace(args: argparse.Namespace) -> None:
+    if args.example == "cod":
+        from kit.rag.chatbot import cod_trace
+        print(cod_trace())
+        return
     from kit.conversations import laptop_memory, laptop_trace
     print(laptop_trace())
     memory = laptop_memory()
@@ -30,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="cl100k_base (default), o200k_base, or a model name")
     tokens.set_defaults(run=_tokens)
     trace = sub.add_parser("trace", help="print a worked example of the course")
-    trace.add_argument("example", choices=["laptop"])
+    trace.add_argument("example", choices=["laptop", "cod"])
     trace.set_defaults(run=_trace)
     args = parser.parse_args(argv)
     from kit.offline import OfflineEncodingError

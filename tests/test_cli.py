@@ -1,6 +1,7 @@
 """Tests of the command line, ``python -m kit``: in-process (fast) and in a subprocess
 with an empty tiktoken cache and the network switched off (the workshop laptop)."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,54 @@ def test_cli_refuses_an_empty_cache_setting_and_says_how_to_fix_it():
     assert "Traceback" not in done.stderr
     assert "Fix: unset it or point it at a folder" in done.stderr
     assert "network disabled by the test" not in done.stderr     # refused before any fetch
+
+
+# --- trace cod: seed 004's "and for COD?" example ------------------------------------------
+
+PREPAID_Q = "How long do prepaid refunds take?"
+COD_ROWS = [  # turn, question, query sent, rewrite, retrieved, model calls, cited, guardrail
+    ["1", PREPAID_Q, PREPAID_Q, "first turn: no history, raw question", "c1, c2", "1", "c1",
+     "passed: cites [1] -> c1"],
+    ["2", "and for COD?", "cash-on-delivery refund", "rewritten", "c2", "2", "c2",
+     "passed: cites [1] -> c2"],
+]
+NO_REWRITE_ROWS = [
+    ["1", PREPAID_Q, PREPAID_Q, "rewrite off: raw question", "c1, c2", "1", "c1",
+     "passed: cites [1] -> c1"],
+    ["2", "and for COD?", "and for COD?", "rewrite off: raw question", "(none)", "0", "(none)",
+     "refused: nothing retrieved"],
+]
+
+
+def check_cod_output(out):
+    lines = out.splitlines()
+    split = lines.index("Without the rewrite: the raw questions go to retrieval")
+    with_rewrite, without = lines[:split], lines[split:]
+
+    def rows(part):
+        return [re.split(r"\s{2,}", line) for line in part if re.match(r"[12]  ", line)]
+
+    assert rows(with_rewrite) == COD_ROWS
+    assert rows(without) == NO_REWRITE_ROWS
+    assert with_rewrite.count("turn 1 answer: Prepaid refunds take 5 working days [1].") == 1
+    assert "turn 2 answer: They are paid as store credit [1]." in with_rewrite
+    assert "turn 2 answer: I could not answer that from our help articles." in without
+    assert ("latency: 2 turns recorded under 'turn' (timings vary by machine, not printed)"
+            in with_rewrite)
+    assert "(ms)" not in out
+
+
+def test_trace_cod_prints_the_seed_trace(capsys):
+    assert main(["trace", "cod"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("COD trace: keyword retriever, scripted model, summary memory "
+                          "(budget 500)\n")
+    check_cod_output(out)
+    assert main(["trace", "cod"]) == 0
+    assert capsys.readouterr().out == out                 # no timings: the same every run
+
+
+def test_cli_trace_cod_offline(tmp_path):
+    done = run_kit("trace", "cod", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    check_cod_output(done.stdout)
