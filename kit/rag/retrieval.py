@@ -32,7 +32,7 @@ from kit.memory.base import check_int
 from kit.rag.documents import Chunk, check_chunks
 
 __all__ = ["Retriever", "KeywordRetriever", "BM25Retriever", "HybridRetriever", "rrf",
-           "tokenize", "s_stem", "keyword_words", "STOPWORDS"]
+           "tokenize", "s_stem", "keyword_words", "check_query", "STOPWORDS"]
 
 STOPWORDS = frozenset(STOPWORDS_EN)  # bm25s's 33 English stopwords, shipped offline
 
@@ -260,7 +260,7 @@ class HybridRetriever(Retriever):
         return max(len(getattr(r, "chunks", ())) for r in self.retrievers)
 
     def add(self, chunks: Iterable[Chunk]) -> None:
-        chunks = list(chunks)
+        chunks = check_chunks(chunks)
         for r in self.retrievers:
             if not isinstance(r, Retriever):
                 raise TypeError(f"cannot add to {r!r:.60}: not a kit Retriever")
