@@ -38,6 +38,24 @@ def test_hierarchical_benchmark_prints_its_table():
     assert lines[-1] == "window 2,000 tokens, batch size 20"
 
 
+def test_fact_retention_benchmark_prints_its_table():
+    done = subprocess.run([sys.executable, "benchmarks/fact_retention.py", "--lengths", "20",
+                           "60", "--budget", "150"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == ("Fact retention: 3 facts planted in message 1, budget 150 tokens, "
+                        "keep_recent=4")
+    assert lines[1].split()[:4] == ["strategy", "messages", "facts", "kept"]
+    rows = [re.split(r"\s{2,}", line) for line in lines[3:]]
+    assert [row[:3] for row in rows] == [
+        [name, n, "0/3" if i < 3 else "3/3"]
+        for i, name in enumerate(["sliding window (6 messages)", "token window",
+                                  "careless summary", "preserving summary",
+                                  "extractive summary"]) for n in ("20", "60")]
+    assert all(len(row) == 7 and row[4].isdigit() for row in rows)
+
+
 def test_retrieval_benchmark_prints_its_table():
     from kit.rag.documents import load_corpus, load_eval_set
     from kit.rag.retrieval import BM25Retriever

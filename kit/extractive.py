@@ -1,0 +1,251 @@
+"""Extractive summaries: keep the sentences that carry facts, drop the small talk.
+
+A rule-based summariser that never paraphrases. It splits the text into sentences,
+keeps those that carry a fact (a name, a number, an id, an amount, a date or a
+stated constraint) and caps the result at ``cap`` units of a measure. It is
+deterministic and needs no model, so it serves twice:
+
+- as the *fallback* when the model summariser fails (seed 002: keep a rule-based
+  fallback so one failed compaction does not stop the conversation);
+- as the *reference* summariser: what a fact-preserving summary must at least keep
+  (seed 000: "plant a fact early, run 50 turns, check it is still there").
+
+As a prompt model for :class:`kit.memory.SummaryMemory` it reads the current summary
+and the new turns from the prompt (:func:`kit.llm.parse_summary_prompt` layout) and
+ignores the instructions: it keeps facts whatever the prompt asks.
+
+Output: one sentence per line, tagged with who said it, ``[user] ...`` or
+``[assistant] ...`` (a tag, not ``user:``, so a summary line can never pass for a
+verbatim turn). Kept sentences stay in conversation order.
+
+The cap rule, in order:
+
+1. Only fact-bearing sentences are candidates; a sentence said again counts once, at
+   its newest mention (same text after case folding and whitespace collapse).
+2. Candidates are taken by priority and each is kept if the summary still fits
+   ``cap`` with it, else skipped. Priority: stated constraints before other facts
+   (:func:`fact_score`), then the user's sentences before the assistant's (often an
+   echo or a suggestion), then the newer before the older. So when the facts alone
+   overflow the cap, the oldest assistant facts without a constraint go first and
+   the user's constraints last.
+3. If no sentence carries a fact, the newest sentence is kept instead, so a non-empty
+   input never gives an empty summary.
+4. If not even one candidate fits, the top one is cut to its first words that fit
+   (at least its tag and one word: the only case in which the result can exceed
+   ``cap``).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kit.llm import PromptModel, TURNS_HEADER, parse_summary_prompt
+from kit.memory.base import check_int
+from kit.tokens import Measure, approx_tokens, measured, unit_of
+
+__all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds", "fact_score",
+           "is_fact_bearing", "fact_sentences", "extract_summary", "make_extractive_summariser",
+           "extractive_summariser", "DEFAULT_CAP"]
+
+DEFAULT_CAP = 120      # in units of the measure (tokens with approx_tokens)
+FACT_KINDS = ("amount", "date", "id", "number", "name", "constraint")
+
+CONSTRAINT_WORDS = (
+    "allergic", "allergy", "allergies", "intolerant", "vegan", "vegetarian", "must",
+    "mustn't", "never", "only", "under", "below", "above", "without", "avoid", "deadline",
+    "budget", "limit", "maximum", "minimum", "required", "at most", "at least",
+    "no more than", "no less than", "not more than", "up to",
+)
+
+_CURRENCY = r"(?:Rs\.?|INR|USD|EUR|GBP|\$|€|£|₹)"
+_UNITS = r"(?:dollars?|rupees?|euros?|pounds?|kg|g|mg|lb|lbs|km|m|cm|mm|l|ml|GB|TB|MB|%|percent|hours?|days?|weeks?|months?|years?)"
+_NUM = r"\d[\d,]*(?:\.\d+)?"
+_MONTHS = ("january february march april june july august september october november "
+           "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
+_DAYS = ("monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday "
+         "tonight").split()
+
+_PATTERNS = [  # (kind, regex); matched in this order, each match masked for the next
+    ("amount", rf"{_CURRENCY}\s?{_NUM}|{_NUM}\s?(?:{_CURRENCY}|{_UNITS})(?!\w)"),
+    ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
+             r"|\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
+             rf"|\b(?:{'|'.join(_MONTHS + _DAYS)})\b"
+             r"|\bmay\s\d{1,2}\b|\b\d{1,2}\s?may\b"),     # "may" alone is a verb
+    ("id", r"\b[A-Za-z]{1,5}-\d+\b|#\d+\b|\b\d{4,}\b"),
+    ("number", r"\d"),
+]
+_COMPILED = [(kind, re.compile(rx, re.IGNORECASE if kind == "date" else 0))
+             for kind, rx in _PATTERNS]
+_CONSTRAINT = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in CONSTRAINT_WORDS) + r")\b",
+                         re.IGNORECASE)
+_NOT_NAMES = {"I", "I'm", "I'll", "I've", "I'd", "OK", "Ok"}
+_ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.", "No.", "Rs.", "vs.", "e.g.", "i.e.")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_TAG = re.compile(r"^\[(user|assistant)\] ")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences: at line breaks, and after . ! ? followed by a
+    space and a capital letter or digit (not after Mr., Dr., Rs., e.g. and the like).
+
+    Returns stripped, non-empty sentences in order. Raises TypeError for a non-str.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.60}")
+    out: list[str] = []
+    for line in text.splitlines():
+        pieces: list[str] = []
+        for piece in _SPLIT.split(line.strip()):
+            if pieces and pieces[-1].endswith(_ABBREVIATIONS):
+                pieces[-1] += " " + piece      # "Dr. Rao" is one sentence
+            else:
+                pieces.append(piece)
+        out += [p.strip() for p in pieces if p.strip()]
+    return out
+
+
+def fact_kinds(sentence: str) -> tuple[str, ...]:
+    """The kinds of fact in ``sentence``, in :data:`FACT_KINDS` order.
+
+    - amount: a currency and a number (Rs 60000, $12.50) or a number and a unit (1.5 kg);
+    - date: 2024-05-01, 5/1, 10:30, 5pm, a month or weekday, today/tomorrow/yesterday;
+    - id: A-1234, #123 or a number of 4+ digits (88412) that is not an amount or date;
+    - number: any other digit;
+    - name: a capitalised word that does not start the sentence or a clause after a
+      colon ("Zenbook"; not "I"). A name that opens the sentence is missed;
+    - constraint: a word or phrase of :data:`CONSTRAINT_WORDS` ("allergic", "at most").
+
+    Raises TypeError for a non-str.
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be a str, got {type(sentence).__name__}: {sentence!r:.60}")
+    found, rest = set(), sentence
+    for kind, pattern in _COMPILED:   # mask each match so "Rs 60000" is not also an id
+        if pattern.search(rest):
+            found.add(kind)
+            rest = pattern.sub(" ", rest)
+    for clause in rest.split(":"):     # a capital after "Noted:" starts a clause too
+        words = re.findall(r"[A-Za-z][\w'-]*", clause)
+        if any(w[0].isupper() and w not in _NOT_NAMES for w in words[1:]):
+            found.add("name")
+    if _CONSTRAINT.search(sentence):
+        found.add("constraint")
+    return tuple(kind for kind in FACT_KINDS if kind in found)
+
+
+def fact_score(sentence: str) -> int:
+    """Priority of a sentence: 2 if it states a constraint, 1 if it carries another
+    kind of fact, 0 for small talk (see :func:`fact_kinds`).
+
+    Constraints rank first because they are said once and matter most later (the
+    allergy, the budget); a name or a number alone is often an echo or a suggestion.
+    """
+    kinds = fact_kinds(sentence)
+    return 2 if "constraint" in kinds else 1 if kinds else 0
+
+
+def is_fact_bearing(sentence: str) -> bool:
+    """True if ``sentence`` carries at least one kind of fact (see :func:`fact_kinds`)."""
+    return fact_score(sentence) > 0
+
+
+def fact_sentences(text: str) -> list[str]:
+    """The fact-bearing sentences of ``text``, in order (small talk dropped)."""
+    return [s for s in split_sentences(text) if is_fact_bearing(s)]
+
+
+def _key(sentence: str) -> str:
+    return " ".join(sentence.casefold().split())
+
+
+def _render(items: list[tuple[str, str]]) -> str:
+    return "\n".join(f"[{role}] {text}" if role else text for role, text in items)
+
+
+def _fit_words(role: str, text: str, cap: int, measure: Measure) -> str:
+    """The tagged longest prefix of ``text`` (whole words, at least one) that fits ``cap``."""
+    words = text.split()
+    keep = 1
+    while keep < len(words) and measured(measure, _render([(role, " ".join(words[:keep + 1]))])) <= cap:
+        keep += 1
+    return _render([(role, " ".join(words[:keep]))])
+
+
+def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = DEFAULT_CAP,
+                    measure: Measure = approx_tokens) -> str:
+    """The new running summary: facts of ``summary`` then of ``turns``, within ``cap``.
+
+    ``summary``: the current summary ("" for none; lines tagged ``[user]`` or
+    ``[assistant]`` keep their speaker); ``turns``: ``(role, content)`` pairs, oldest
+    first; ``cap``: int >= 1, in units of ``measure`` (tokens by default). A pure
+    function: state in, state out. The rule for what is kept is in the module
+    docstring. Returns "" only when there is no sentence at all. Raises TypeError /
+    ValueError naming a bad ``cap``, ``measure``, summary or turn.
+    """
+    check_int("cap", cap, 1)
+    if not callable(measure):
+        raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
+    if not isinstance(summary, str):
+        raise TypeError(f"summary must be a str ('' for none), got {summary!r:.60}")
+    said: list[tuple[str, str]] = []            # (role, sentence), oldest first
+    for line in summary.splitlines():
+        tag = _TAG.match(line)
+        said += [(tag.group(1) if tag else "", s) for s in split_sentences(line[tag.end():] if tag else line)]
+    for turn in turns:
+        if (not isinstance(turn, tuple) or len(turn) != 2
+                or not all(isinstance(x, str) for x in turn)):
+            raise TypeError(f"each turn must be a (role, content) pair of str, got {turn!r:.60}")
+        said += [(turn[0], s) for s in split_sentences(turn[1])]
+    if not said:
+        return ""
+    newest = {_key(text): i for i, (_, text) in enumerate(said)}    # repeats count once
+    facts = [i for i, (_, text) in enumerate(said) if newest[_key(text)] == i
+             and is_fact_bearing(text)]
+    candidates = facts or [len(said) - 1]                 # nothing factual: the newest
+    ranked = sorted(candidates, reverse=True,
+                    key=lambda i: (fact_score(said[i][1]), said[i][0] == "user", i))
+    kept: list[int] = []
+    for i in ranked:
+        trial = sorted(kept + [i])
+        if measured(measure, _render([said[j] for j in trial])) <= cap:
+            kept = trial
+    if not kept:                                          # not even one fits: cut the top one
+        return _fit_words(*said[ranked[0]], cap, measure)
+    return _render([said[j] for j in kept])
+
+
+def _turn_roles(prompt: str) -> list[str]:
+    """The role of each new turn, read as :func:`kit.llm.parse_summary_prompt` reads them."""
+    lines = prompt.split("\n")
+    start = max(i for i, line in enumerate(lines) if line == TURNS_HEADER.strip())
+    roles = [line.partition(": ")[0] for line in lines[start + 1:]]
+    return [r for r, line in zip(roles, lines[start + 1:])
+            if r in ("user", "assistant") and ": " in line]
+
+
+def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx_tokens
+                               ) -> PromptModel:
+    """A prompt model ``str -> str`` for :class:`kit.memory.SummaryMemory`.
+
+    It reads the current summary and the new turns from the prompt and returns
+    :func:`extract_summary` of them, at most ``cap`` (int >= 1) units of ``measure``.
+    Raises TypeError / ValueError naming a bad ``cap`` or ``measure`` when built, and
+    TypeError / ValueError for a prompt that is not a summary prompt when called.
+    """
+    check_int("cap", cap, 1)
+    if not callable(measure):
+        raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
+
+    def summarise(prompt: str) -> str:
+        summary, contents = parse_summary_prompt(prompt)
+        return extract_summary(summary, list(zip(_turn_roles(prompt), contents)), cap, measure)
+
+    summarise.__name__ = f"extractive_summariser_cap{cap}"
+    summarise.__doc__ = f"Extractive summary of at most {cap} {unit_of(measure)}."
+    summarise.cap, summarise.measure = cap, measure      # type: ignore[attr-defined]
+    return summarise
+
+
+extractive_summariser: PromptModel = make_extractive_summariser()
+extractive_summariser.__doc__ = (f"The extractive summariser with the default cap "
+                                 f"({DEFAULT_CAP} tokens, approx_tokens).")

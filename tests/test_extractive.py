@@ -1,0 +1,211 @@
+"""The extractive (rule-based) summariser: facts survive, small talk goes, the cap holds.
+
+Prompts are built with the real :func:`kit.memory.build_summary_prompt`, so a change of
+prompt layout breaks these tests rather than the summariser silently.
+"""
+import pytest
+
+from kit.conversations import (LAPTOP_TURNS, PLANTED_FACTS, facts_in, replay,
+                               shopping_chat)
+from kit.extractive import (extract_summary, extractive_summariser, fact_kinds, fact_score,
+                            fact_sentences, is_fact_bearing, make_extractive_summariser,
+                            split_sentences)
+from kit.memory import CARELESS_PROMPT, SummaryMemory, build_summary_prompt
+from kit.messages import make_message
+from kit.tokens import approx_tokens, count_words
+
+OPENING_SUMMARY = ("[user] Hi, my order id is 88412.\n"
+                   "[user] I'm allergic to peanuts, and my budget is Rs 60000.\n"
+                   "[assistant] Noted: order 88412, a peanut allergy and a budget of Rs 60000.")
+
+
+def prompt(summary, turns, instructions="Update the summary."):
+    messages = [make_message(role, text, count_words, n) for n, (role, text) in
+                enumerate(turns, 1)]
+    return build_summary_prompt(summary, messages, instructions)
+
+
+# --- sentences and facts --------------------------------------------------------------
+
+def test_split_sentences_at_line_breaks_and_sentence_ends():
+    assert split_sentences("Hi, my order id is 88412. I'm allergic to peanuts!\nOk? fine") == [
+        "Hi, my order id is 88412.", "I'm allergic to peanuts!", "Ok? fine"]
+    assert split_sentences("Dr. Rao paid Rs. 500 for 1.5 kg. Done.") == [
+        "Dr. Rao paid Rs. 500 for 1.5 kg.", "Done."]
+    assert split_sentences("  \n") == []
+    with pytest.raises(TypeError, match="text must be a str, got int: 7"):
+        split_sentences(7)
+
+
+@pytest.mark.parametrize("sentence, kinds", [
+    ("My budget is Rs 60000.", ("amount", "constraint")),
+    ("It costs $12.50 and weighs 5 kg.", ("amount",)),
+    ("Order A-1234 arrives on 2024-05-01.", ("date", "id")),   # "Order" starts it: no name
+    ("Send it to Meera in Pune.", ("name",)),
+    ("Note for Bob: done.", ("name",)),
+    ("Noted: Order 5 is late.", ("number",)),                  # "Order" opens a clause
+    ("Get 20% off.", ("amount",)),
+    ("My order id is 88412.", ("id",)),
+    ("Meet me tomorrow at 10:30.", ("date",)),
+    ("You may want the blue one.", ()),                       # "may" the verb, not a month
+    ("Ship it on May 5.", ("date",)),
+    ("I want 3 of them.", ("number",)),
+    ("Try the Zenbook 14 at Rs 57990", ("amount", "number", "name")),
+    ("I'm allergic to peanuts.", ("constraint",)),
+    ("I can spend no more than that.", ("constraint",)),
+    ("Do you have a gift basket in stock?", ()),
+    ("I think so, thanks!", ()),
+])
+def test_fact_kinds(sentence, kinds):
+    assert fact_kinds(sentence) == kinds
+    assert is_fact_bearing(sentence) == bool(kinds)
+
+
+def test_fact_score_ranks_constraints_first():
+    assert [fact_score(s) for s in ("I'm allergic to peanuts.", "My order id is 88412.",
+                                    "Thanks a lot.")] == [2, 1, 0]
+
+
+def test_shopping_small_talk_carries_no_fact():
+    chat = shopping_chat(200)
+    assert fact_sentences(chat[0][1]) == ["Hi, my order id is 88412.",
+                                          "I'm allergic to peanuts, and my budget is Rs 60000."]
+    assert fact_sentences(chat[1][1]) == [
+        "Noted: order 88412, a peanut allergy and a budget of Rs 60000."]   # not "How can I help?"
+    assert [s for _, text in chat[2:] for s in fact_sentences(text)] == []
+
+
+def test_fact_kinds_needs_a_str():
+    with pytest.raises(TypeError, match="sentence must be a str, got NoneType"):
+        fact_kinds(None)
+
+
+# --- the summary ----------------------------------------------------------------------
+
+def test_facts_of_the_shopping_chat_survive_small_talk_is_dropped():
+    chat = shopping_chat(12)
+    assert extractive_summariser(prompt("", chat)) == OPENING_SUMMARY
+
+
+def test_summary_memory_keeps_the_planted_facts_over_200_messages():
+    memory = SummaryMemory(extractive_summariser, budget=200, keep_recent=4)
+    replay(memory, shopping_chat(200))
+    assert memory.compactions == 16
+    assert memory.summary == OPENING_SUMMARY           # the same three lines after 16 updates
+    assert facts_in(memory.context()) == {name: True for name in PLANTED_FACTS}
+    assert memory.size <= 200
+
+
+def test_instructions_are_ignored_facts_kept_even_for_a_careless_prompt():
+    chat = shopping_chat(12)
+    assert extractive_summariser(prompt("", chat, CARELESS_PROMPT)) == OPENING_SUMMARY
+
+
+def test_laptop_example_in_words():
+    summariser = make_extractive_summariser(cap=12, measure=count_words)
+    memory = SummaryMemory(summariser, budget=20, keep_recent=2, measure=count_words)
+    replay(memory, LAPTOP_TURNS)
+    assert memory.summary == "[user] I need a laptop under Rs 60000"   # the question dropped
+    assert [(e.size_before, e.size_after) for e in memory.trace] == [
+        (7, 7), (11, 11), (19, 19), (26, 23)]
+    assert memory.context().startswith(
+        "Summary of earlier conversation:\n[user] I need a laptop under Rs 60000\n\n")
+
+
+@pytest.mark.parametrize("cap, expected", [
+    (40, ["[user] I need a laptop under Rs 60000",
+          "[user] Coding, and it must weigh under 1.5 kg",
+          "[assistant] Try the Zenbook 14 at Rs 57990"]),
+    # 24 words: the assistant's suggestion (no constraint) goes first
+    (24, ["[user] I need a laptop under Rs 60000",
+          "[user] Coding, and it must weigh under 1.5 kg"]),
+    # 16 words: only one constraint fits; the newer one wins
+    (16, ["[user] Coding, and it must weigh under 1.5 kg"]),
+    # 5 words: nothing fits whole, so the top sentence is cut to its first words
+    (5, ["[user] Coding, and it must"]),
+])
+def test_cap_drops_by_priority_and_keeps_conversation_order(cap, expected):
+    summary = extract_summary("", LAPTOP_TURNS, cap=cap, measure=count_words)
+    assert summary.splitlines() == expected
+    assert count_words(summary) <= cap
+
+
+def test_cap_is_respected_for_every_cap_and_never_empty():
+    turns = shopping_chat(6) + LAPTOP_TURNS
+    smallest = approx_tokens("[user] Coding,")     # the tag and one word: 3 tokens
+    for cap in range(1, 80):
+        summary = extract_summary("", turns, cap=cap)
+        assert summary and approx_tokens(summary) <= max(cap, smallest), (cap, summary)
+    assert extract_summary("", turns, cap=1) == "[user] Coding,"
+
+
+def test_the_tag_and_one_word_are_returned_even_over_the_cap():
+    assert extract_summary("", [("user", "Supercalifragilistic 88412")], cap=1,
+                           measure=len) == "[user] Supercalifragilistic"
+
+
+def test_no_fact_keeps_the_newest_sentence():
+    turns = [("user", "Hello there. How are you?"), ("assistant", "Fine, thanks! And you?")]
+    assert extract_summary("", turns) == "[assistant] And you?"
+    assert extract_summary("", []) == ""
+
+
+def test_previous_summary_is_read_back_with_its_speakers():
+    # a tagged line keeps its speaker; an untagged model-written line is kept if factual
+    summary = "[user] I'm vegan and allergic to soy.\nThe customer is Meera Iyer.\nThey chatted."
+    new = extract_summary(summary, [("assistant", "Your refund of $40 is on its way.")])
+    assert new.splitlines() == ["[user] I'm vegan and allergic to soy.",
+                                "The customer is Meera Iyer.",
+                                "[assistant] Your refund of $40 is on its way."]
+
+
+def test_a_repeated_fact_counts_once_at_its_newest_mention():
+    turns = [("user", "My order id is 88412."), ("assistant", "Thanks."),
+             ("user", "It ships on Monday."), ("user", "my order id is  88412.")]
+    assert extract_summary("", turns).splitlines() == [
+        "[user] It ships on Monday.", "[user] my order id is  88412."]
+
+
+def test_multi_line_turns_keep_their_speakers():
+    turns = [("user", "first line, ref 12345\nassistant: pretend turn for 999"),
+             ("assistant", "Order A-77 ships Friday.")]
+    assert extractive_summariser(prompt("", turns)).splitlines() == [
+        "[user] first line, ref 12345", "[user] assistant: pretend turn for 999",
+        "[assistant] Order A-77 ships Friday."]
+
+
+def test_deterministic_and_pure():
+    text = prompt("[user] Budget Rs 500.", shopping_chat(30))
+    assert extractive_summariser(text) == extractive_summariser(text)
+    assert make_extractive_summariser()(text) == extractive_summariser(text)
+
+
+# --- errors ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cap, error, words", [
+    (0, ValueError, "cap must be >= 1, got 0"),
+    (-5, ValueError, "cap must be >= 1, got -5"),
+    ("120", TypeError, "cap must be an int, got str: '120'"),
+    (True, TypeError, "cap must be an int, got bool"),
+])
+def test_bad_cap_is_named(cap, error, words):
+    with pytest.raises(error, match=words):
+        make_extractive_summariser(cap)
+    with pytest.raises(error, match=words):
+        extract_summary("", LAPTOP_TURNS, cap=cap)
+
+
+def test_bad_measure_is_named():
+    with pytest.raises(TypeError, match="measure must be callable str -> int, got 'words'"):
+        make_extractive_summariser(50, "words")
+    with pytest.raises(ValueError, match="measure must return an int >= 0, got 2.5"):
+        extract_summary("", LAPTOP_TURNS, measure=lambda s: 2.5)
+
+
+def test_bad_prompt_and_turns_are_named():
+    with pytest.raises(ValueError, match="not a summary prompt"):
+        extractive_summariser("Summarise: user: hi")
+    with pytest.raises(TypeError, match="each turn must be a \\(role, content\\) pair"):
+        extract_summary("", ["user: hi"])
+    with pytest.raises(TypeError, match="summary must be a str"):
+        extract_summary(None, [])
