@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from kit.memory.base import TraceEvent
 from kit.messages import span
 
-__all__ = ["Table", "trace_table", "describe_event", "span"]
+__all__ = ["Table", "trace_table", "describe_event", "span", "compaction_table"]
 
 
 class Table:
@@ -87,4 +87,17 @@ def trace_table(events: Sequence[TraceEvent], title: str = "") -> Table:
                f"after ({unit})", "compaction / eviction"]
     rows = [[e.message, e.role, e.tokens, e.turns_before, e.size_before, e.size_after,
              describe_event(e)] for e in events]
+    return Table(columns, rows, title)
+
+
+def compaction_table(events: Sequence[TraceEvent], title: str = "") -> Table:
+    """One row per compaction, done or failed: message, what was folded, why it fired
+    (the trigger), who wrote the summary (model or fallback), sizes before and after,
+    and the note. Adds where nothing was folded are left out. Units come from the
+    events (e.g. "size (tokens)")."""
+    unit = events[0].unit if events else "tokens"
+    columns = ["message", "action", "folded", "trigger", "summariser", f"size ({unit})",
+               f"after ({unit})", "note"]
+    rows = [[e.message, e.action, span(e.moved), e.trigger, e.summariser, e.size_before,
+             e.size_after, e.note] for e in events if e.action in ("compacted", "failed")]
     return Table(columns, rows, title)

@@ -1,25 +1,43 @@
-"""The pieces of one compaction that do not touch a memory: calling the summariser,
-checking its reply, and the value a compaction commits.
+"""The pieces of a compaction that do not touch a memory: calling a summariser (with a
+timeout), checking its reply, capping the summary, and the value a compaction commits.
 
 A compaction is split in three so that the model call can run anywhere (even on a
 worker thread, see :mod:`kit.memory.background`) while the memory changes in one
 short step:
 
 1. ``plan_compaction()``: which turns to fold (pure);
-2. ``compute_summary(summary, old)``: the model call, returning a :class:`SummaryUpdate`
-   (pure: the memory is not touched);
+2. ``compute_summary(summary, old)``: the model call(s), returning a
+   :class:`SummaryUpdate` (the memory is not touched);
 3. ``commit_compaction(update, old, recent)``: swap the new summary and turns in.
 
-Source: seed 000 ("state changes only after the model call returns") and the
-compute-then-commit style of LangMem's ``summarize_messages``.
+:class:`Compactor` is step 2 with everything it needs and no memory: the model call
+(on a worker thread when there is a ``timeout``), the ``fallback`` when the model fails
+(seed 002: "context must survive LLM failures"), the structured JSON reply (seed 002),
+and the summary cap: re-summarise once, then a flagged truncation (seed 000: "when it
+passes the cap, re-summarise the summary"; seed 002 caps it at ~900 characters).
+Sources: seeds 000 and 002; the compute-then-commit style of LangMem's
+``summarize_messages``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import re
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, replace
 
-from kit.tokens import Measure, measured
+from kit.llm import PromptModel
+from kit.memory.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT, build_summary_prompt
+from kit.messages import Message
+from kit.structured import StructuredSummary, parse_structured_summary
+from kit.tokens import Measure, measured, unit_of
 
-__all__ = ["SummaryUpdate", "checked_update"]
+__all__ = ["SummaryUpdate", "SummariserFailed", "Compactor", "checked_update", "call_model",
+           "check_timeout", "check_seconds", "truncate_to_cap", "describe", "TRUNCATION_MARK"]
+
+TRUNCATION_MARK = " …"
 
 
 @dataclass(frozen=True)
@@ -28,13 +46,74 @@ class SummaryUpdate:
 
     ``text``: the summary (stripped, non-empty); ``tokens``: its size in the memory's
     unit; ``by``: who wrote it ("model" or "fallback"); ``note``: what else happened, in
-    words ("" when nothing did), added to the trace note.
+    words ("" when nothing did), added to the trace note; ``structured``: the parsed
+    :class:`kit.structured.StructuredSummary` in structured mode, else None.
     """
 
     text: str
     tokens: int
     by: str = "model"
     note: str = ""
+    structured: object | None = None
+
+
+class SummariserFailed(Exception):
+    """Both the model and the fallback failed. ``errors`` maps "model" and "fallback" to
+    their exceptions; the fallback's is also the ``__cause__``."""
+
+    def __init__(self, model_error: Exception, fallback_error: Exception) -> None:
+        super().__init__(f"the model failed ({describe(model_error)}) and so did the "
+                         f"fallback ({describe(fallback_error)})")
+        self.errors = {"model": model_error, "fallback": fallback_error}
+
+
+def describe(error: BaseException) -> str:
+    """``"TimeoutError: model timed out"``: an exception in a few words."""
+    return f"{type(error).__name__}: {error}"
+
+
+def check_seconds(name: str, value: object) -> float | None:
+    """Return ``value`` (seconds) as a float if it is None or a finite number > 0; else
+    raise TypeError/ValueError naming ``name`` and the value."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number of seconds or None, got "
+                        f"{type(value).__name__}: {value!r:.60}")
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be > 0 seconds and finite, got {value!r}")
+    return float(value)
+
+
+def check_timeout(timeout: object) -> float | None:
+    """:func:`check_seconds` for a model-call ``timeout``."""
+    return check_seconds("timeout", timeout)
+
+
+def call_model(model: Callable[[str], object], prompt: str, timeout: float | None) -> object:
+    """``model(prompt)``, on a worker thread when ``timeout`` (seconds) is given.
+
+    Raises TimeoutError if no answer came within ``timeout``, and whatever the model
+    raised (KeyboardInterrupt included). A model that times out keeps running on its
+    daemon thread and its late answer is dropped: a thread cannot be killed, so give
+    a real client its own timeout as well. A ``concurrent.futures.Future`` carries the
+    answer; the thread is a daemon so a hung model never blocks interpreter exit.
+    """
+    if timeout is None:
+        return model(prompt)
+    future: Future = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(model(prompt))
+        except BaseException as exc:          # handed to the caller, re-raised there
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="summariser", daemon=True).start()
+    try:
+        return future.result(timeout=timeout)
+    except FutureTimeout:
+        raise TimeoutError(f"the summariser did not answer within {timeout:g} s") from None
 
 
 def checked_update(reply: object, measure: Measure, n_turns: int, by: str = "model",
@@ -52,3 +131,132 @@ def checked_update(reply: object, measure: Measure, n_turns: int, by: str = "mod
         raise ValueError(f"the summariser returned an empty summary for {n_turns} turns; "
                          f"kept the summary and turns as they were")
     return SummaryUpdate(text, measured(measure, text), by, note)
+
+
+def _word_ends(text: str) -> list[int]:
+    return [m.end() for m in re.finditer(r"\S+", text)]
+
+
+def truncate_to_cap(text: str, cap: int, measure: Measure) -> str:
+    """The longest run of leading words of ``text``, ending in " …", whose size is at
+    most ``cap`` (in the measure's unit); the first word alone if none fits.
+
+    Keeps the *start*: a running summary holds its oldest facts there. Binary search,
+    so about log2(words) calls to ``measure`` (it must grow with the text, as every
+    counter in :mod:`kit.tokens` does).
+    """
+    ends = _word_ends(text)
+    if len(ends) < 2:
+        return text                      # one word: nothing to cut
+    lo, hi = 1, len(ends) - 1            # the answer keeps between 1 and all-but-one word
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if measured(measure, text[:ends[mid - 1]] + TRUNCATION_MARK) <= cap:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:ends[max(lo, 1) - 1]] + TRUNCATION_MARK
+
+
+@dataclass(frozen=True)
+class Compactor:
+    """The model calls of one compaction, with no memory attached (step 2).
+
+    ``model``: the summariser; ``measure``: ``str -> int`` (sizes in its unit);
+    ``instructions``: the summary prompt; ``fallback``: a prompt model or None;
+    ``timeout``: seconds or None; ``structured``: expect ``{"summary", "open_points"}``
+    JSON; ``cap``: largest summary size, or None. ``SummaryMemory.compactor`` builds one
+    from the memory's settings.
+    """
+
+    model: PromptModel
+    measure: Measure
+    instructions: str
+    fallback: PromptModel | None = None
+    timeout: float | None = None
+    structured: bool = False
+    cap: int | None = None
+
+    def compute(self, summary: str, old: Sequence[Message],
+                points: tuple[str, ...] = ()) -> SummaryUpdate:
+        """Fold ``old`` into ``summary``: the model, else the fallback, then the cap.
+
+        ``points``: the open points so far (structured mode), kept when a plain-text
+        fallback answers. Raises the model's error when there is no fallback,
+        :class:`SummariserFailed` when both fail; KeyboardInterrupt and SystemExit
+        propagate at once.
+        """
+        prompt = build_summary_prompt(summary, old, self.instructions)
+        try:
+            update = self.attempt(self.model, prompt, len(old), "model", points)
+        except Exception as model_error:
+            if self.fallback is None:
+                raise
+            try:
+                update = self.attempt(self.fallback, prompt, len(old), "fallback", points,
+                                      f"summarised by the fallback: the model failed "
+                                      f"({describe(model_error)})")
+            except Exception as fallback_error:
+                raise SummariserFailed(model_error, fallback_error) from fallback_error
+        return self.capped(update, points)
+
+    def attempt(self, model: PromptModel, prompt: str, n_turns: int, by: str,
+                points: tuple[str, ...] = (), note: str = "") -> SummaryUpdate:
+        """One call of ``model``, its reply checked (and parsed, in structured mode).
+
+        In structured mode a fallback may answer in plain text: that text becomes the
+        summary and ``points`` carry over. Raises as :func:`call_model`,
+        :func:`checked_update` and :func:`kit.structured.parse_structured_summary` do.
+        """
+        reply = call_model(model, prompt, self.timeout)
+        if not self.structured:
+            return checked_update(reply, self.measure, n_turns, by, note)
+        try:
+            parsed = parse_structured_summary(reply)
+        except ValueError:
+            if by == "model":
+                raise
+            parsed = StructuredSummary(checked_update(reply, len, n_turns).text, points)
+        text = parsed.render()
+        return SummaryUpdate(text, measured(self.measure, text), by, note, parsed)
+
+    def capped(self, update: SummaryUpdate, points: tuple[str, ...] = ()) -> SummaryUpdate:
+        """``update`` if it fits the cap; else re-summarised once with the shorten
+        prompt by the same summariser, and if still over, truncated. The note says
+        what happened; a failed re-summarise is noted, not raised."""
+        cap, unit = self.cap, unit_of(self.measure)
+        if cap is None or update.tokens <= cap:
+            return update
+        notes = [update.note] if update.note else []
+        notes.append(f"the summary ({update.tokens} {unit}) was over its cap of {cap} {unit}")
+        model = self.model if update.by == "model" else self.fallback
+        shorten = STRUCTURED_SHORTEN_PROMPT if self.structured else SHORTEN_PROMPT
+        best = update
+        try:
+            shorter = self.attempt(model, build_summary_prompt(update.text, [], shorten), 0,
+                                   update.by, points)
+            notes.append(f"re-summarised to {shorter.tokens} {unit}")
+            if shorter.tokens < best.tokens:
+                best = shorter
+        except Exception as exc:
+            notes.append(f"re-summarising failed ({describe(exc)})")
+        if best.tokens <= cap:
+            return replace(best, note="; ".join(notes))
+        return self.truncated(best, notes)
+
+    def truncated(self, update: SummaryUpdate, notes: list[str]) -> SummaryUpdate:
+        """``update`` cut to the cap with :func:`truncate_to_cap` (structured: the
+        summary field is cut, the open points kept), the truncation in the note."""
+        cap, unit, parsed = self.cap, unit_of(self.measure), update.structured
+        if isinstance(parsed, StructuredSummary):
+            points = parsed.open_points
+            parsed = StructuredSummary(truncate_to_cap(
+                parsed.summary, cap, lambda s: self.measure(StructuredSummary(s, points).render())),
+                points)
+            text = parsed.render()
+        else:
+            text = truncate_to_cap(update.text, cap, self.measure)
+        tokens = measured(self.measure, text)
+        notes.append(f"TRUNCATED to {tokens} {unit}: the end of the summary was cut, facts "
+                     f"there are lost" + ("" if tokens <= cap else "; still over the cap"))
+        return SummaryUpdate(text, tokens, update.by, "; ".join(notes), parsed)
