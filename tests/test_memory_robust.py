@@ -410,3 +410,13 @@ def test_compaction_table_shows_trigger_and_summariser():
                            "fallback", 26, 12 + 15, memory.trace[-1].note]]
     assert memory.trace[-1].note.startswith("4 verbatim turns > max_messages=3: turns 1-2 "
                                             "folded into the summary; summarised by the fallback")
+
+
+def test_a_summary_that_cannot_be_cut_is_flagged_over_the_cap():
+    word = "x" * 40
+    memory = SummaryMemory(ScriptedLLM([word, word]), budget=60, keep_recent=0,
+                           measure=lambda s: len(s), summary_cap=10)
+    event = replay(memory, [("user", "y" * 30), ("assistant", "z" * 31)])[-1]
+    assert memory.summary == word and memory.summary_tokens == 40
+    assert event.note.endswith("re-summarised to 40 tokens; it could not be cut (a single "
+                               "word): still over the cap")

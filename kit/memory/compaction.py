@@ -257,6 +257,10 @@ class Compactor:
         else:
             text = truncate_to_cap(update.text, cap, self.measure)
         tokens = measured(self.measure, text)
-        notes.append(f"TRUNCATED to {tokens} {unit}: the end of the summary was cut, facts "
-                     f"there are lost" + ("" if tokens <= cap else "; still over the cap"))
+        if text == update.text:
+            notes.append("it could not be cut (a single word): still over the cap")
+        else:
+            notes.append(f"TRUNCATED to {tokens} {unit}: the end of the summary was cut, "
+                         f"facts there are lost" + ("" if tokens <= cap else
+                                                    "; still over the cap"))
         return SummaryUpdate(text, tokens, update.by, "; ".join(notes), parsed)
