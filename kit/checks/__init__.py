@@ -7,6 +7,8 @@ wrong order). One module per concept:
 - :mod:`kit.checks.cost`: lesson 01 (tokens and the cost of full history);
 - :mod:`kit.checks.window`: lesson 02 (sliding windows);
 - :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
+- :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical summarisation: batching and
+  the reduce loop).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
