@@ -7,10 +7,10 @@ wrong order). One module per concept:
 - :mod:`kit.checks.cost`: lesson 01 (tokens and the cost of full history);
 - :mod:`kit.checks.window`: lesson 02 (sliding windows);
 - :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
-- :mod:`kit.checks.longterm`: lesson 06 (long-term memory: the verbatim split by a
-  character budget, the profile merge across sessions).
 - :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical summarisation: batching and
   the reduce loop).
+- :mod:`kit.checks.longterm`: lesson 06 (long-term memory: the verbatim split by a
+  character budget, the profile merge across sessions).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
