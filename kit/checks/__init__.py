@@ -7,6 +7,8 @@ wrong order). One module per concept:
 - :mod:`kit.checks.cost`: lesson 01 (tokens and the cost of full history);
 - :mod:`kit.checks.window`: lesson 02 (sliding windows);
 - :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
+- :mod:`kit.checks.robust`: lesson 04 (robust summary memory: a compaction with a
+  fallback, and how far to fold with hysteresis).
 - :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical summarisation: batching and
   the reduce loop).
 - :mod:`kit.checks.longterm`: lesson 06 (long-term memory: the verbatim split by a
