@@ -12,6 +12,8 @@ The stubs accept either shape (``*args``), so one stub can play both.
 - :func:`gist_summariser`: a careless summariser that keeps the gist and drops numbers
   and ids, to show what a generic "summarise this" loses.
 - :func:`prompt_following_summariser`: keeps facts only if the prompt asks for them.
+- :func:`lossy_summariser`: keeps every fact on an update, loses one number on every
+  re-summarise (a summary of a summary drifts).
 - :class:`FailingLLM`: raises (TimeoutError by default) on chosen calls.
 - :class:`CountingLLM`: counts calls and prompt/reply sizes of any model.
 
@@ -29,7 +31,7 @@ __all__ = [
     "PromptModel", "ChatModel", "ScriptExhaustedError", "ScriptedLLM",
     "fact_listing_summariser", "gist_summariser", "FailingLLM", "CountingLLM",
     "SUMMARY_HEADER", "TURNS_HEADER", "NO_SUMMARY", "parse_summary_prompt",
-    "prompt_following_summariser", "KEEP_WORDS",
+    "prompt_following_summariser", "KEEP_WORDS", "lossy_summariser", "NOTHING_LEFT",
 ]
 
 PromptModel = Callable[[str], str]
@@ -160,6 +162,51 @@ def prompt_following_summariser(prompt: str) -> str:
             if any(ch.isdigit() for ch in text)
             or any(word in text.lower().split() for word in KEEP_WORDS)]
     return "; ".join(([summary] if summary else []) + kept)
+
+
+def _holds_fact(text: str) -> bool:
+    """A digit or a :data:`KEEP_WORDS` word: what the stubs treat as a fact."""
+    return (any(ch.isdigit() for ch in text)
+            or any(word in text.lower().split() for word in KEEP_WORDS))
+
+
+NOTHING_LEFT = "(nothing left)"
+
+
+def lossy_summariser(prompt: str) -> str:
+    """A summariser that drifts: every re-summarise forgets one number.
+
+    With new turns in the prompt it is :func:`fact_listing_summariser` (nothing lost on
+    an update). With none, a *re-summarise* (:func:`kit.memory.resummarise`, or the
+    shorten step of a summary cap), it compresses the summary like a model told to
+    shorten it, deterministically:
+
+    1. it keeps the clauses (separated by "; " or a line break) that hold a digit or a
+       constraint word (:data:`KEEP_WORDS`) and drops the others, small talk; the first
+       clause stays if none holds one;
+    2. it forgets the first word that holds a digit (an id, an amount, a date), and
+       drops that clause if nothing else is left of it.
+
+    So one pass loses one number, the oldest first; a fact stated twice lasts a pass
+    longer. Pass after pass the summary drifts away from the source (seed 000: "a
+    summary of a summary of a summary drifts"), which only a rebuild from the raw
+    transcript undoes (:func:`kit.memory.rebuild_summary`). Returns
+    :data:`NOTHING_LEFT` when the last word would go. Raises as
+    :func:`parse_summary_prompt` does.
+    """
+    summary, contents = parse_summary_prompt(prompt)
+    if contents:
+        return fact_listing_summariser(prompt)
+    clauses = [c.strip() for line in summary.splitlines() for c in line.split("; ") if c.strip()]
+    kept = [c for c in clauses if _holds_fact(c)] or clauses[:1]
+    for i, clause in enumerate(kept):
+        words = clause.split()
+        digit = next((j for j, w in enumerate(words) if any(ch.isdigit() for ch in w)), None)
+        if digit is not None:
+            del words[digit]
+            kept[i:i + 1] = [" ".join(words)] if words else []
+            break
+    return "; ".join(kept) or NOTHING_LEFT
 
 
 class FailingLLM:

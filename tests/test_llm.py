@@ -7,7 +7,7 @@ import pytest
 
 from kit.llm import (CountingLLM, FailingLLM, ScriptedLLM, ScriptExhaustedError,
                      fact_listing_summariser, gist_summariser, parse_summary_prompt,
-                     prompt_following_summariser)
+                     prompt_following_summariser, lossy_summariser, NOTHING_LEFT)
 from kit.memory import CARELESS_PROMPT, SUMMARY_PROMPT, build_summary_prompt
 from kit.messages import make_message
 from kit.tokens import approx_tokens, count_words
@@ -218,3 +218,31 @@ def test_failing_llm_traceback_does_not_grow():
 def test_gist_needs_a_positive_word_count():
     with pytest.raises(ValueError, match="words_per_turn must be an int >= 1, got -1"):
         gist_summariser(build_summary_prompt("", []), words_per_turn=-1)
+
+
+# --- lossy_summariser -----------------------------------------------------------------
+
+def test_lossy_summariser_keeps_everything_on_an_update():
+    text = prompt("order 88412", LAPTOP[:2])
+    assert lossy_summariser(text) == fact_listing_summariser(text)
+
+
+def test_lossy_resummarise_drops_small_talk_and_the_first_number():
+    summary = "Hi there; order 88412 and Rs 60000\nsee you soon; allergic to peanuts; id 88412"
+    once = lossy_summariser(build_summary_prompt(summary, []))
+    assert once == "order and Rs 60000; allergic to peanuts; id 88412"
+    twice = lossy_summariser(build_summary_prompt(once, []))
+    assert twice == "order and Rs; allergic to peanuts; id 88412"
+
+
+def test_lossy_resummarise_drifts_one_number_per_pass():
+    from kit.memory import resummarise
+    passes = resummarise("paid 5 then 7; then 9", lossy_summariser, 4)
+    # a clause left without a number is small talk at the next pass, and goes
+    assert passes == ["paid then 7; then 9", "paid then; then 9", "then", "then"]
+
+
+def test_lossy_resummarise_keeps_a_word_or_says_nothing_is_left():
+    assert lossy_summariser(build_summary_prompt("thanks a lot; see you", [])) == "thanks a lot"
+    assert lossy_summariser(build_summary_prompt("88412", [])) == NOTHING_LEFT
+    assert lossy_summariser(build_summary_prompt("order 88412", [])) == "order"
