@@ -1,0 +1,501 @@
+"""The lesson-05 checkers accept the right answers and reject the typical wrong ones."""
+from __future__ import annotations
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.checks import hierarchy
+from kit.checks.hierarchy import check_make_batches, check_reduce_until_fits, reference_reduce
+from kit.hierarchical import plan_batches
+
+
+# -- make_batches(sizes, room, batch_size) -----------------------------------------------
+def make_batches(sizes, room, batch_size):
+    batches, batch, total = [], [], 0
+    for i, size in enumerate(sizes):
+        if size > room:
+            raise ValueError(f"item {i} needs {size} tokens, more than the room of {room}")
+        if batch and (len(batch) == batch_size or total + size > room):
+            batches.append(batch)
+            batch, total = [], 0
+        batch.append(i)
+        total += size
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+def make_batches_check_first(sizes, room, batch_size):    # the error before any packing
+    for i, size in enumerate(sizes):
+        if size > room:
+            raise ValueError(f"item {i} is {size} tokens > room {room}")
+    return [list(range(a, b)) for a, b in plan_batches(sizes, room, batch_size)]
+
+
+def make_batches_count_only(sizes, room, batch_size):
+    if any(size > room for size in sizes):
+        i = next(i for i, s in enumerate(sizes) if s > room)
+        raise ValueError(f"item {i} needs {sizes[i]}")
+    return [list(range(i, min(i + batch_size, len(sizes))))
+            for i in range(0, len(sizes), batch_size)]
+
+
+def _packer(limit_ok, count_ok):
+    def pack(sizes, room, batch_size):
+        batches, batch, total = [], [], 0
+        for i, size in enumerate(sizes):
+            if size > room:
+                raise ValueError(f"item {i} needs {size} tokens, more than the room of {room}")
+            if batch and (not count_ok(len(batch), batch_size) or not limit_ok(total + size, room)):
+                batches.append(batch)
+                batch, total = [], 0
+            batch.append(i)
+            total += size
+        if batch:
+            batches.append(batch)
+        return batches
+    return pack
+
+
+make_batches_strict = _packer(lambda t, r: t < r, lambda n, b: n < b)      # < at the boundary
+make_batches_size_only = _packer(lambda t, r: t <= r, lambda n, b: True)   # ignores batch_size
+make_batches_one_more = _packer(lambda t, r: t <= r, lambda n, b: n <= b)  # batch_size + 1
+
+
+def make_batches_drops_oversize(sizes, room, batch_size):
+    batches, batch, total = [], [], 0
+    for i, size in enumerate(sizes):
+        if size > room:
+            continue                                     # silently dropped
+        if batch and (len(batch) == batch_size or total + size > room):
+            batches.append(batch)
+            batch, total = [], 0
+        batch.append(i)
+        total += size
+    return batches + ([batch] if batch else [])
+
+
+def make_batches_oversize_alone(sizes, room, batch_size):  # no check at all
+    batches, batch, total = [], [], 0
+    for i, size in enumerate(sizes):
+        if batch and (len(batch) == batch_size or total + size > room):
+            batches.append(batch)
+            batch, total = [], 0
+        batch.append(i)
+        total += size
+    return batches + ([batch] if batch else [])
+
+
+def make_batches_empty_tail(sizes, room, batch_size):     # appends the last batch always
+    for i, size in enumerate(sizes):
+        if size > room:
+            raise ValueError(f"item {i} needs {size} tokens, more than the room of {room}")
+    batches, batch, total = [], [], 0
+    for i, size in enumerate(sizes):
+        if batch and (len(batch) == batch_size or total + size > room):
+            batches.append(batch)
+            batch, total = [], 0
+        batch.append(i)
+        total += size
+    batches.append(batch)
+    return batches
+
+
+def make_batches_mutating(sizes, room, batch_size):       # consumes the caller's list
+    result = make_batches(list(sizes), room, batch_size)
+    sizes.clear()
+    return result
+
+
+def make_batches_sorted(sizes, room, batch_size):         # bin packing by size: order lost
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    for i in order:
+        if sizes[i] > room:
+            raise ValueError(f"item {i} needs {sizes[i]} tokens, more than the room of {room}")
+    batches = []
+    for i in order:
+        for batch in batches:
+            if len(batch) < batch_size and sum(sizes[j] for j in batch) + sizes[i] <= room:
+                batch.append(i)
+                break
+        else:
+            batches.append([i])
+    return batches
+
+
+def make_batches_vague_error(sizes, room, batch_size):
+    if any(size > room for size in sizes):
+        raise ValueError("an item is too large")
+    return make_batches(sizes, room, batch_size)
+
+
+def make_batches_index_error(sizes, room, batch_size):
+    if any(size > room for size in sizes):
+        raise IndexError("too big")
+    return make_batches(sizes, room, batch_size)
+
+
+def make_batches_ranges(sizes, room, batch_size):
+    return plan_batches(sizes, room, batch_size)
+
+
+def make_batches_rejects_equal(sizes, room, batch_size):  # >= instead of > for the error
+    for i, size in enumerate(sizes):
+        if size >= room:
+            raise ValueError(f"item {i} needs {size} tokens, more than the room of {room}")
+    return make_batches(sizes, room, batch_size)
+
+
+def make_batches_stub(sizes, room, batch_size):
+    raise NotImplementedError("Exercise: write your answer here")
+
+
+@pytest.mark.parametrize("answer", [make_batches, make_batches_check_first])
+def test_make_batches_right_answers_pass(answer, passes):
+    passes(check_make_batches, answer, "make_batches")
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (make_batches_count_only, ["make_batches([5, 3, 4, 6, 2, 8], room=10, batch_size=10) should "
+                               "return [[0, 1], [2, 3], [4, 5]]", "only by count"]),
+    (make_batches_strict, ["should return [[0, 1], [2, 3], [4, 5]]", "compare with <=",
+                           "off by one at the boundary"]),
+    (make_batches_size_only, ["make_batches([1, 1, 1, 1, 1, 1, 1], room=100, batch_size=3)",
+                              "batch_size is a limit too"]),
+    (make_batches_one_more, ["up to 4 items, not batch_size=3: off by one in the count"]),
+    (make_batches_drops_oversize, ["make_batches([3, 5, 17, 2], room=10, batch_size=3) returned "
+                                   "[[0, 1, 3]], without item 2", "dropping it silently"]),
+    (make_batches_oversize_alone, ["make_batches([3, 5, 17, 2], room=10, batch_size=3) returned "
+                                   "[[0, 1], [2], [3]]", "not even alone",
+                                   "Raise ValueError naming the item"]),
+    (make_batches_empty_tail, ["make_batches([], room=10, batch_size=3) returned an empty batch",
+                               "empty trailing batch"]),
+    (make_batches_mutating, ["changed its input in place"]),
+    (make_batches_sorted, ["in the original order"]),
+    (make_batches_vague_error, ["raised ValueError('an item is too large')",
+                                "its index 2 and its size 17"]),
+    (make_batches_index_error, ["raised IndexError: too big", "raise ValueError for it"]),
+    (make_batches_ranges, ["lists of item indices", "not sizes or ranges"]),
+    (make_batches_rejects_equal, ["make_batches([10], room=10, batch_size=3) raised ValueError",
+                                  "an item exactly as large as room fits"]),
+    (make_batches_stub, ["not written yet"]),
+])
+def test_make_batches_wrong_answers_fail_with_hint(wrong, hints, rejects):
+    rejects(check_make_batches, wrong, *hints)
+
+
+def test_make_batches_cases_agree_with_kit():
+    for sizes, room, batch_size, want, _ in hierarchy._BATCH_CASES:
+        assert [list(range(a, b)) for a, b in plan_batches(sizes, room, batch_size)] == want
+    for sizes, room, batch_size, bad in hierarchy._OVERSIZE_CASES:
+        with pytest.raises(ValueError, match=f"entry {bad} needs {sizes[bad]}"):
+            plan_batches(sizes, room, batch_size)
+
+
+def test_make_batches_cases_cover_the_traps():
+    cases = hierarchy._BATCH_CASES
+    assert any(sum(sizes[i] for i in want[0]) == room for sizes, room, _, want, _ in cases)
+    assert any(len(want[0]) == bs and sum(sizes) < room for sizes, room, bs, want, _ in cases)
+    assert any(0 in sizes for sizes, *_ in cases) and any(not sizes for sizes, *_ in cases)
+    assert {bad for _, _, _, bad in hierarchy._OVERSIZE_CASES} >= {0, 2}
+
+
+# -- reduce_until_fits(summaries, summarise_batch, fits, max_rounds) ---------------------
+def reduce_until_fits(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches = [[level[0]]]
+        for summary in level[1:]:
+            if fits(batches[-1] + [summary]):
+                batches[-1].append(summary)
+            else:
+                batches.append([summary])
+        if all(len(batch) == 1 for batch in batches):
+            break
+        level = [summarise_batch(batch) for batch in batches]
+    return level
+
+
+def reduce_while_loop(summaries, summarise_batch, fits, max_rounds):  # another right answer
+    level, rounds = list(summaries), 0
+    while len(level) > 1 and rounds < max_rounds:
+        batches, batch = [], []
+        for summary in level:
+            if batch and not fits(batch + [summary]):
+                batches.append(batch)
+                batch = []
+            batch.append(summary)
+        batches.append(batch)
+        if len(batches) == len(level):
+            break
+        level = [summarise_batch(b) for b in batches]
+        rounds += 1
+    return level
+
+
+def _pack(level, fits):
+    batches = [[level[0]]]
+    for summary in level[1:]:
+        if fits(batches[-1] + [summary]):
+            batches[-1].append(summary)
+        else:
+            batches.append([summary])
+    return batches
+
+
+def reduce_unbounded(summaries, summarise_batch, fits, max_rounds):   # no bound, no progress check
+    level = list(summaries)
+    while len(level) > 1:
+        level = [summarise_batch(b) for b in _pack(level, fits)]
+    return level
+
+
+def reduce_no_progress_check(summaries, summarise_batch, fits, max_rounds):  # bounded only
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        level = [summarise_batch(b) for b in _pack(level, fits)]
+    return level
+
+
+def reduce_checks_after_calling(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        new = [summarise_batch(b) for b in _pack(level, fits)]
+        if len(new) == len(level):
+            break
+        level = new
+    return level
+
+
+def reduce_ignores_max_rounds(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    while len(level) > 1:
+        batches = _pack(level, fits)
+        if len(batches) == len(level):
+            break
+        level = [summarise_batch(b) for b in batches]
+    return level
+
+
+def reduce_one_round_short(summaries, summarise_batch, fits, max_rounds):
+    return reduce_until_fits(summaries, summarise_batch, fits, max_rounds - 1)
+
+
+def reduce_one_round_more(summaries, summarise_batch, fits, max_rounds):
+    return reduce_until_fits(summaries, summarise_batch, fits, max_rounds + 1)
+
+
+def reduce_forgets_last_batch(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches, batch = [], []
+        for summary in level:
+            if batch and not fits(batch + [summary]):
+                batches.append(batch)
+                batch = []
+            batch.append(summary)
+        if len(batches) + 1 == len(level):
+            break
+        level = [summarise_batch(b) for b in batches]     # the last batch never joins
+    return level
+
+
+def reduce_keeps_first_when_stuck(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches = _pack(level, fits)
+        if len(batches) == len(level):
+            return level[:1]                                # the rest is lost
+        level = [summarise_batch(b) for b in batches]
+    return level
+
+
+def reduce_joins_when_stuck(summaries, summarise_batch, fits, max_rounds):
+    level = reduce_until_fits(summaries, summarise_batch, fits, max_rounds)
+    return ["\n\n".join(level)]
+
+
+def reduce_overfills(summaries, summarise_batch, fits, max_rounds):  # tests before appending
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches, batch = [], []
+        for summary in level:
+            if batch and not fits(batch):
+                batches.append(batch)
+                batch = []
+            batch.append(summary)
+        batches.append(batch)
+        if len(batches) == len(level):
+            break
+        level = [summarise_batch(b) for b in batches]
+    return level
+
+
+def reduce_skips_singletons(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches = _pack(level, fits)
+        if len(batches) == len(level):
+            break
+        level = [summarise_batch(b) if len(b) > 1 else b[0] for b in batches]
+    return level
+
+
+def reduce_joined_string(summaries, summarise_batch, fits, max_rounds):
+    return reduce_until_fits(summaries, summarise_batch, fits, max_rounds)[0]
+
+
+def reduce_passes_text(summaries, summarise_batch, fits, max_rounds):  # a prompt, not a list
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches = _pack(level, fits)
+        if len(batches) == len(level):
+            break
+        level = [summarise_batch("\n".join(b)) for b in batches]
+    return level
+
+
+def reduce_fits_on_text(summaries, summarise_batch, fits, max_rounds):
+    return reduce_until_fits(summaries, summarise_batch,
+                             lambda batch: fits(" ".join(batch)), max_rounds)
+
+
+def reduce_swallows(summaries, summarise_batch, fits, max_rounds):   # hides the guard
+    try:
+        return reduce_unbounded(summaries, summarise_batch, fits, max_rounds)
+    except Exception:
+        return list(summaries)
+
+
+def reduce_mutating(summaries, summarise_batch, fits, max_rounds):
+    result = reduce_until_fits(summaries, summarise_batch, fits, max_rounds)
+    summaries[:] = result
+    return result
+
+
+def reduce_returns_input(summaries, summarise_batch, fits, max_rounds):
+    if len(summaries) == 1:
+        return summaries
+    return reduce_until_fits(summaries, summarise_batch, fits, max_rounds)
+
+
+def reduce_empty_first_batch(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches, batch = [], []
+        for summary in level:
+            if not fits(batch + [summary]) or len(batches) == 0 and len(batch) == 0:
+                batches.append(batch)
+                batch = []
+            batch.append(summary)
+        batches.append(batch)
+        if len(batches) >= len(level):
+            break
+        level = [summarise_batch(b) for b in batches]
+    return level
+
+
+def reduce_stub(summaries, summarise_batch, fits, max_rounds):
+    raise NotImplementedError("Exercise: write your answer here")
+
+
+@pytest.mark.parametrize("answer", [reduce_until_fits, reduce_while_loop, reference_reduce])
+def test_reduce_right_answers_pass(answer, passes):
+    passes(check_reduce_until_fits, answer, "reduce_until_fits")
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (reduce_unbounded, ["a summariser that does not shrink, fits <= 12 words, max_rounds=1000): "
+                        "summarise_batch was called 200 times and the loop goes on",
+                        "Stop the loop then, before calling"]),
+    (reduce_no_progress_check, ["max_rounds=1000): summarise_batch was called 200 times",
+                                "a round can merge nothing"]),
+    (reduce_checks_after_calling, ["max_rounds=1000) returned the right summaries but called "
+                                   "summarise_batch 4 times, expected 2",
+                                   "Decide before calling"]),
+    (reduce_ignores_max_rounds, ["max_rounds=1) should return 3 summaries",
+                                 "max_rounds=1 allows exactly 1 round:"]),
+    (reduce_one_round_short, ["max_rounds=1) should return 3 summaries", "got 7",
+                              "no round was run"]),
+    (reduce_one_round_more, ["max_rounds=1) should return 3 summaries", "got 1",
+                             "allows exactly 1 round:"]),
+    (reduce_forgets_last_batch, ["returned []: summaries ['s1', 's2', 's3', 's4', 's5', 's6', "
+                                 "'s7'] are lost", "forget to add the last batch"]),
+    (reduce_keeps_first_when_stuck, ["are lost", "return all the summaries left"]),
+    (reduce_joins_when_stuck, ["should return 2 summaries",
+                               "return the summaries left as a list"]),
+    (reduce_overfills, ["summarise_batch was called with a batch that does not fit",
+                        "4 summaries, the limit is 3", "fits(batch + [next])"]),
+    (reduce_skips_singletons, ["should return ['((s1+s2+s3)+(s4+s5+s6)+(s7))']",
+                               "you made 3 call(s), expected 4", "a batch of one included"]),
+    (reduce_joined_string, ["should return a list of the summaries left (str), got str"]),
+    (reduce_passes_text, ["summarise_batch takes a list of summaries (str), got str"]),
+    (reduce_fits_on_text, ["fits takes one argument, a list of summaries",
+                           "it was called as fits('s1 s2')"]),
+    (reduce_swallows, ["summarise_batch was called 200 times"]),
+    (reduce_mutating, ["changed the summaries list in place"]),
+    (reduce_returns_input, ["returned the input list itself"]),
+    (reduce_empty_first_batch, ["summarise_batch was called with an empty batch"]),
+    (reduce_stub, ["not written yet"]),
+])
+def test_reduce_wrong_answers_fail_with_hint(wrong, hints, rejects):
+    rejects(check_reduce_until_fits, wrong, *hints)
+
+
+def test_reduce_cases_exercise_every_stop():
+    """The fixed cases end each way: nothing to do, one summary left, max_rounds reached,
+    no progress from the start and no progress after a first round."""
+    ends = set()
+    for summaries, kind, limit, max_rounds, _ in hierarchy._REDUCE_CASES:
+        model, test = hierarchy._Model(kind), hierarchy._Fits(*limit).test
+        left = reference_reduce(summaries, model, test, max_rounds)
+        longer = reference_reduce(summaries, hierarchy._Model(kind), test, max_rounds + 1)
+        if len(summaries) == 1:
+            ends.add("nothing to do")
+        elif len(left) == 1:
+            ends.add("done")
+        elif left != longer:
+            ends.add("max_rounds")
+        elif not model.batches:
+            ends.add("no progress from the start")
+        else:
+            ends.add("no progress later")
+    assert ends == {"nothing to do", "done", "max_rounds", "no progress from the start",
+                    "no progress later"}
+
+
+def test_reduce_seven_summaries_make_the_lesson_tree():
+    model = hierarchy._Model("tag")
+    assert reference_reduce(hierarchy._SEVEN, model, lambda b: len(b) <= 3, 5) == [
+        hierarchy._SEVEN_DONE]
+    assert model.batches == [["s1", "s2", "s3"], ["s4", "s5", "s6"], ["s7"],
+                             ["(s1+s2+s3)", "(s4+s5+s6)", "(s7)"]]
+
+
+def test_a_guard_failure_caught_by_the_learner_is_still_reported():
+    with pytest.raises(CheckFailed, match="called 200 times"):
+        check_reduce_until_fits(reduce_swallows)
+
+
+def test_the_non_shrinking_double_keeps_every_word():
+    model = hierarchy._Model("concat")
+    assert model(["a b", "c"]) == "a b c"
+    assert hierarchy._Model("halve")(["a b c", "d e"]) == "a b c"
