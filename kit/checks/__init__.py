@@ -13,6 +13,8 @@ wrong order). One module per concept:
   the reduce loop).
 - :mod:`kit.checks.longterm`: lesson 06 (long-term memory: the verbatim split by a
   character budget, the profile merge across sessions).
+- :mod:`kit.checks.rag`: lesson 07 (the RAG chatbot: citation parsing, the query-rewrite
+  fallback).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
