@@ -15,6 +15,8 @@ wrong order). One module per concept:
   character budget, the profile merge across sessions).
 - :mod:`kit.checks.rag`: lesson 07 (the RAG chatbot: citation parsing, the query-rewrite
   fallback).
+- :mod:`kit.checks.evaluation`: lesson 08 (evaluating the RAG chatbot: recall@k from the
+  rows, strict verdict parsing, groundedness over judged answers only).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
