@@ -1,0 +1,444 @@
+"""Checkers for lesson 04 (robust summary memory): a compaction with a fallback, and
+how far to fold with hysteresis.
+
+- :func:`check_safe_compact`: exercise 1, ``safe_compact(summary, turns, keep_recent,
+  model, fallback)``. ``turns`` is a list of :class:`kit.messages.Message`; ``model``
+  and ``fallback`` are prompt models ``str -> str``. Split with
+  :func:`kit.memory.split_for_compaction`. Nothing old: return ``(summary,
+  list(turns), "")`` without calling either. Else call ``model(prompt)`` once with
+  ``prompt = build_summary_prompt(summary, old)``; if it raises any ``Exception`` or
+  returns anything but a non-blank str, call ``fallback(prompt)`` once with the same
+  prompt. Return ``(reply, recent, "model")`` or ``(reply, recent, "fallback")``. If
+  the fallback fails too (raises, or a non-str or blank reply), raise: the fallback's
+  own exception, or one of yours (ValueError, TypeError, RuntimeError, or any
+  exception chained from the failures); never return. ``turns`` never changes, not
+  even before a model call returned (compute first, commit after).
+- :func:`check_fold_until`: exercise 2, ``fold_until(turns, size, budget, target,
+  keep_recent)``. ``turns``: list of ``(role, tokens)`` pairs, the verbatim turns,
+  oldest first; ``size``: the whole context in tokens (system prompt + summary +
+  turns); ``budget`` and ``target``: ints, ``0 <= target <= budget``; ``keep_recent``:
+  int >= 0. Returns how many of the oldest turns to fold: 0 unless ``size > budget``;
+  else the fewest oldest turns whose tokens bring ``size`` to ``target`` or below,
+  never more than the foldable ones (all but the newest ``keep_recent``, the split
+  moved back while it lands on an assistant turn, as in
+  :func:`~kit.memory.split_for_compaction`), and if the next turn is a reply it is
+  folded too (a question never leaves without its replies). Same rule as
+  :class:`kit.memory.OverBudget` with a ``target`` inside :class:`kit.memory.SummaryMemory`.
+
+Each checker prints one pass line (:func:`kit.checks.passed`) or raises
+:class:`kit.checks.CheckFailed` naming the case and the likely mistake.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+
+from kit.checks import CheckFailed, as_messages, call_learner, call_pure, expect, passed
+from kit.memory import build_summary_prompt, split_for_compaction
+from kit.messages import Message
+
+__all__ = ["check_safe_compact", "check_fold_until", "fold_reference"]
+
+
+# -- exercise 1: safe_compact --------------------------------------------------------------
+class _Double:
+    """A model for the checker: answers ``reply`` or raises a new ``error`` (a class) on
+    every call; records the prompts, its own exceptions, a wrong call (``misuse``) and
+    whether the turns list given to the learner had changed when it was called."""
+
+    def __init__(self, who: str, label: str, reply: object = None,
+                 error: type[Exception] | None = None, watched: list | None = None,
+                 original: list | None = None) -> None:
+        self.who, self.label, self.reply, self.error = who, label, reply, error
+        self.watched, self.original = watched, original
+        self.prompts: list[str] = []
+        self.errors: list[Exception] = []
+        self.misuse: CheckFailed | None = None
+        self.mutated_before = False
+
+    def __call__(self, *args: object, **kwargs: object) -> str:
+        if len(args) != 1 or kwargs or not isinstance(args[0], str):
+            shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            self.misuse = CheckFailed(
+                f"{self.label} called {self.who}({shown[:100]}). A summariser is a prompt "
+                f"model str -> str: call it with one argument, build_summary_prompt(summary, old).")
+            raise self.misuse
+        self.prompts.append(args[0])
+        if self.watched is not None and self.watched != self.original:
+            self.mutated_before = True
+        if self.error is not None:
+            self.errors.append(self.error(f"{self.who} failed on call {len(self.prompts)}"))
+            raise self.errors[-1]
+        return self.reply  # type: ignore[return-value]
+
+    @property
+    def calls(self) -> int:
+        return len(self.prompts)
+
+
+_CHAT = [
+    ("user", "My order 88412 arrived damaged"),
+    ("assistant", "Sorry! A refund or a replacement?"),
+    ("user", "A replacement, and I am allergic to peanuts"),
+    ("assistant", "Noted: no peanuts in the new box"),
+    ("user", "Can it arrive by 6 May?"),
+    ("assistant", "Yes, it will arrive by 6 May"),
+    ("user", "Thanks"),
+]
+
+_OK, _FALLBACK_OK = "model summary v1", "rule-based summary"
+# model behaviour / fallback behaviour: ("reply", value) or ("raise", exception class)
+_SAFE_CASES = [
+    # (summary, n turns, keep_recent, n old, model, fallback, who, why)
+    ("", 4, 2, 2, ("reply", _OK), ("reply", _FALLBACK_OK), "model",
+     "the model answered: its reply is the new summary and the fallback is not called"),
+    ("order 88412", 6, 2, 4, ("reply", _OK), ("reply", _FALLBACK_OK), "model",
+     "the model answered: fold turns 1-4 into the previous summary"),
+    ("order 88412", 5, 2, 2, ("reply", _OK), ("reply", _FALLBACK_OK), "model",
+     "recent would start with a reply: the split moves back to its question"),
+    ("order 88412", 6, 2, 4, ("raise", TimeoutError), ("reply", _FALLBACK_OK), "fallback",
+     "the model timed out: the fallback writes the summary from the same prompt"),
+    ("order 88412", 6, 4, 2, ("raise", ConnectionError), ("reply", _FALLBACK_OK), "fallback",
+     "the model failed with ConnectionError: any Exception is a failure, not only a timeout"),
+    ("order 88412", 4, 0, 4, ("raise", ValueError), ("reply", _FALLBACK_OK), "fallback",
+     "the model raised ValueError: any Exception is a failure"),
+    ("order 88412", 6, 2, 4, ("reply", ""), ("reply", _FALLBACK_OK), "fallback",
+     "the model returned an empty summary: that is a failure too"),
+    ("order 88412", 6, 2, 4, ("reply", "   "), ("reply", _FALLBACK_OK), "fallback",
+     "the model returned a blank summary: that is a failure too"),
+    ("", 6, 2, 4, ("reply", None), ("reply", _FALLBACK_OK), "fallback",
+     "the model returned None, not a str: that is a failure too"),
+    ("order 88412", 6, 2, 4, ("raise", TimeoutError), ("raise", ValueError), None,
+     "both failed: raise, so the caller keeps its summary and turns and retries later"),
+    ("order 88412", 6, 2, 4, ("raise", TimeoutError), ("reply", ""), None,
+     "the model failed and the fallback returned an empty summary: raise, never commit "
+     "an empty summary"),
+    ("", 4, 2, 2, ("reply", ""), ("reply", None), None,
+     "the model returned '' and the fallback None: raise"),
+    ("order 88412", 2, 2, 0, ("raise", TimeoutError), ("raise", TimeoutError), "",
+     "nothing is older than keep_recent: no model call at all"),
+    ("order 88412", 3, 2, 0, ("raise", TimeoutError), ("raise", TimeoutError), "",
+     "u a u with keep_recent=2: the split moves back to message 1, nothing is old"),
+    ("order 88412", 0, 0, 0, ("raise", TimeoutError), ("raise", TimeoutError), "",
+     "no turns: no model call"),
+]
+
+
+def _label(summary: str, turns: list[Message], keep_recent: int, model: tuple,
+           fallback: tuple) -> str:
+    def how(behaviour: tuple) -> str:
+        kind, value = behaviour
+        return f"raises {value.__name__}" if kind == "raise" else f"returns {value!r}"
+    roles = " ".join(m.role[0] for m in turns) or "(none)"
+    return (f"safe_compact({summary!r}, {len(turns)} turns {roles}, keep_recent={keep_recent}) "
+            f"with a model that {how(model)} and a fallback that {how(fallback)}")
+
+
+def _double(who: str, behaviour: tuple, label: str, watched: list, original: list) -> _Double:
+    kind, value = behaviour
+    if kind == "raise":
+        return _Double(who, label, error=value, watched=watched, original=original)
+    return _Double(who, label, reply=value, watched=watched, original=original)
+
+
+def _chain(exc: BaseException | None) -> list[BaseException]:
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen:
+        seen.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return seen
+
+
+def _mutation_hint(label: str, doubles: list[_Double], given: list, turns: list) -> None:
+    for double in doubles:
+        expect(not double.mutated_before,
+               f"{label}: the turns list had already changed when {double.who} was called. "
+               f"Compute first, commit after: never touch the state before the model call "
+               f"returned, or a timeout loses the turns you removed.")
+    expect(given == turns,
+           f"{label} changed the turns list in place (it now holds {len(given)} turns). "
+           f"A pure function returns the new state and leaves its input alone; the caller "
+           f"commits only after the call succeeded.")
+
+
+def _check_safe_case(safe_compact: Callable, case: tuple) -> None:
+    summary, n, keep_recent, n_old, model_how, fallback_how, who, why = case
+    turns = as_messages(_CHAT[:n])
+    old, recent = turns[:n_old], turns[n_old:]
+    label = _label(summary, turns, keep_recent, model_how, fallback_how)
+    given = copy.deepcopy(turns)
+    model = _double("model", model_how, label, given, turns)
+    fallback = _double("fallback", fallback_how, label, given, turns)
+    doubles = [model, fallback]
+    try:
+        got = call_learner(safe_compact, summary, given, keep_recent, model, fallback,
+                           name="safe_compact", shown=label, expected=(Exception,))
+    except CheckFailed:
+        raise
+    except Exception as exc:
+        for double in doubles:
+            if double.misuse is not None:
+                raise CheckFailed(str(double.misuse)) from None
+        _mutation_hint(label, doubles, given, turns)
+        if who is None:
+            mine = any(e in _chain(exc) for d in doubles for e in d.errors)
+            expect(mine or isinstance(exc, (ValueError, TypeError, RuntimeError)),
+                   f"{label} raised {type(exc).__name__}: {exc}. Both summarisers failed, so "
+                   f"raising is right, but this looks like a bug in your code, not the "
+                   f"failure: let the fallback's error propagate, or raise ValueError.")
+            _expect_calls(label, model, fallback, old, summary, who, why)
+            return
+        if exc in model.errors and fallback.calls == 0:
+            raise CheckFailed(
+                f"{label} let the model's {type(exc).__name__} escape and never called the "
+                f"fallback ({why}). Catch every Exception from the model (`except "
+                f"Exception:`), not only TimeoutError: a summariser can fail in many ways.")
+        if model_how[0] == "reply" and fallback.calls == 0:
+            raise CheckFailed(
+                f"{label} raised {type(exc).__name__}: {exc}. The model returned "
+                f"{model_how[1]!r}, which is a failure too: check that the reply is a "
+                f"non-blank str (isinstance(reply, str) and reply.strip()) and, if not, call "
+                f"the fallback.") from exc
+        if exc in fallback.errors:
+            raise CheckFailed(f"{label} called the fallback, which failed, but {why}.")
+        raise CheckFailed(f"{label} raised {type(exc).__name__}: {exc}; {why}. Run that case "
+                          f"yourself: the traceback above shows the failing line.") from exc
+    for double in doubles:
+        if double.misuse is not None:
+            raise CheckFailed(str(double.misuse)) from None
+    _mutation_hint(label, doubles, given, turns)
+    if who is None:
+        lost = (isinstance(got, tuple) and len(got) == 3 and isinstance(got[1], list)
+                and len(got[1]) < len(turns))
+        raise CheckFailed(
+            f"{label} returned {got!r:.100} instead of raising ({why}). "
+            + ("Returning only the recent turns loses the old span: nothing holds them any "
+               "more. " if lost else "")
+            + "Swallowing both failures hides the outage; an empty or unchanged summary "
+              "would be committed as if all went well. Let the error propagate.")
+    missing = " (does one path of your function end without a `return`?)" * (got is None)
+    expect(isinstance(got, tuple) and len(got) == 3,
+           f"{label} should return a tuple (new_summary, recent, who), got {got!r:.100}{missing}")
+    new_summary, kept, by = got
+    _expect_calls(label, model, fallback, old, summary, who, why)
+    expect(isinstance(kept, list),
+           f"{label}: recent should be a list of turns, got {type(kept).__name__}")
+    if not old:
+        expect(got == (summary, turns, ""),
+               f"{label}: nothing is old, so return (summary, list(turns), ''); got "
+               f"{got!r:.120}")
+        expect(kept is not given,
+               f"{label} returned the input list itself as recent: return a new list, "
+               f"list(turns)")
+        return
+    want_summary = _OK if who == "model" else _FALLBACK_OK
+    expect(new_summary == want_summary,
+           f"{label}: the new summary should be the {who}'s reply {want_summary!r}, got "
+           f"{new_summary!r:.80} ({why})")
+    expect(kept == recent,
+           f"{label}: recent should be messages {[m.number for m in recent]}, got "
+           f"{[getattr(m, 'number', m) for m in kept]!r:.100}")
+    expect(by == who,
+           f"{label}: the third item says who wrote the summary: {who!r}, got {by!r:.40}. "
+           f"The trace needs it to tell a model summary from a fallback one.")
+
+
+def _expect_calls(label: str, model: _Double, fallback: _Double, old: list[Message],
+                  summary: str, who: str | None, why: str) -> None:
+    if not old:
+        expect(model.calls == 0 and fallback.calls == 0,
+               f"{label} called a summariser although nothing is old ({why}). Return "
+               f"(summary, list(turns), '') without a model call.")
+        return
+    prompt = build_summary_prompt(summary, old)
+    expect(model.calls > 0 or fallback.calls == 0,
+           f"{label} called the fallback but never the model. The model comes first; the "
+           f"fallback only answers when the model failed (its rule-based summary is worse).")
+    expect(model.calls == 1,
+           f"{label} called the model {model.calls} times; call it exactly once (no retry "
+           f"inside a compaction: the user waits through every attempt)")
+    expect(model.prompts[0] == prompt,
+           f"{label}: the model's prompt should be build_summary_prompt(summary, old) with "
+           f"the old messages {[m.number for m in old]}. Split with "
+           f"kit.memory.split_for_compaction(turns, keep_recent).")
+    if who == "model":
+        expect(fallback.calls == 0,
+               f"{label} called the fallback although the model answered ({why}). The "
+               f"fallback is for failures only: its rule-based summary is worse.")
+        return
+    expect(fallback.calls > 0 or model.error is not None,
+           f"{label} took the model's reply {model.reply!r} as the summary and never called "
+           f"the fallback ({why}). Check the reply: anything but a non-blank str "
+           f"(isinstance(reply, str) and reply.strip()) is a failure, and an empty summary "
+           f"committed would wipe the running summary.")
+    expect(fallback.calls == 1,
+           f"{label} called the fallback {fallback.calls} times; after the model failed, "
+           f"call it exactly once ({why})")
+    expect(fallback.prompts[0] == prompt,
+           f"{label}: give the fallback the same prompt as the model, "
+           f"build_summary_prompt(summary, old): it must fold the old turns into the "
+           f"previous summary, or what was summarised before is lost")
+
+
+def check_safe_compact(safe_compact: Callable[..., tuple[str, list[Message], str]]) -> None:
+    """Check ``safe_compact(summary, turns, keep_recent, model, fallback)``; print one
+    pass line or raise CheckFailed.
+
+    Rejects: changing ``turns`` (before the model call returned, or at all), calling the
+    fallback when the model answered, catching only TimeoutError, accepting an empty,
+    blank or non-str reply, giving the fallback another prompt, retrying the model,
+    swallowing both failures (returning an empty or unchanged summary, or only the
+    recent turns, which loses the old span), a wrong ``who``, calling a model when
+    nothing is old, and returning the input list itself.
+    """
+    for case in _SAFE_CASES:
+        _check_safe_case(safe_compact, case)
+    passed("safe_compact", len(_SAFE_CASES))
+
+
+# -- exercise 2: fold_until ----------------------------------------------------------------
+Sized = list[tuple[str, int]]
+
+
+def fold_reference(turns: Sized, size: int, budget: int, target: int, keep_recent: int, *,
+                   down_to: str = "target", strict: bool = False, over: str = ">",
+                   extend: bool = True, move_back: bool = True, cap: bool = True) -> int:
+    """The answer to exercise 2, and (with the keyword flags) the typical wrong ones.
+
+    ``down_to="budget"``: folds only to the budget; ``strict``: stops at ``<`` instead of
+    ``<=``; ``over=">="``: fires at ``size == budget``; ``extend=False``: leaves a reply
+    without its question; ``move_back=False``: the keep_recent split may land on a
+    reply; ``cap=False``: ignores keep_recent.
+    """
+    fires = size >= budget if over == ">=" else size > budget
+    if not fires:
+        return 0
+    limit = max(len(turns) - keep_recent, 0) if cap else len(turns)
+    while move_back and 0 < limit < len(turns) and turns[limit][0] == "assistant":
+        limit -= 1
+    goal = budget if down_to == "budget" else target
+    n, left = 0, size
+    while n < limit and (left >= goal if strict else left > goal):
+        left -= turns[n][1]
+        n += 1
+    while extend and n < limit and turns[n][0] == "assistant":
+        n += 1
+    return n
+
+
+def _sized(spec: str) -> Sized:
+    """"u10 a10 u5" -> [("user", 10), ("assistant", 10), ("user", 5)]."""
+    names = {"u": "user", "a": "assistant"}
+    return [(names[item[0]], int(item[1:])) for item in spec.split()]
+
+
+_EIGHT = "u10 a10 u10 a10 u10 a10 u10 a10"          # 80 tokens of turns
+_FOLD_CASES = [
+    # (turns, size, budget, target, keep_recent, why)
+    (_EIGHT, 100, 120, 90, 2, "under budget: no compaction, even above the target"),
+    (_EIGHT, 120, 120, 90, 2, "size == budget is not over budget: no compaction"),
+    (_EIGHT, 130, 120, 110, 2, "exactly at the target after 2 turns: 110 <= 110, stop there"),
+    (_EIGHT, 130, 120, 90, 2, "40 over the target: fold turns 1-4 (40 tokens)"),
+    (_EIGHT, 130, 120, 120, 2, "target == budget: fold one turn, and its reply with it"),
+    (_EIGHT, 130, 120, 60, 2, "the target wants 7 turns, but keep_recent=2 allows 6"),
+    (_EIGHT, 130, 120, 0, 0, "target 0, keep_recent=0: fold everything"),
+    ("u5 a20 u5 a20 u5 a20 u5 a20", 130, 120, 104, 2,
+     "3 turns reach the target, but the 4th is their reply: fold 4"),
+    ("u10 a10 a10 u10 a10 u10 a10", 140, 120, 125, 2,
+     "two replies in a row follow the question: fold both with it"),
+    ("u10 a10 u10 a10 u10", 125, 120, 90, 2,
+     "keep_recent=2 would start the verbatim part at a reply: the foldable part is 1-2"),
+    ("u10 a10 u10 a10 a10 u10", 150, 120, 60, 2,
+     "keep_recent=2 lands on two replies in a row: the split moves back twice, to 1-2"),
+    ("u10 a10", 200, 120, 60, 2, "keep_recent covers every turn: nothing can be folded"),
+    ("u10 a10 u10 a10", 170, 120, 100, 0,
+     "the size includes a large summary: 70 over the target, but the turns hold 40"),
+    ("u30 a5 u5 a5 u5 a5", 121, 120, 100, 2, "one large turn is enough, plus its reply"),
+]
+
+
+def _fold_label(turns: Sized, size: int, budget: int, target: int, keep_recent: int) -> str:
+    shown = " ".join(f"{role[0]}{tokens}" for role, tokens in turns)
+    return (f"fold_until([{shown}], size={size}, budget={budget}, target={target}, "
+            f"keep_recent={keep_recent})")
+
+
+_WRONG = [  # (flags, hint)
+    ({"over": ">="}, "size == budget is not over budget: fire only when size > budget"),
+    ({"down_to": "budget"}, "you fold only down to the budget, so the next message puts the "
+                            "memory over again and it compacts on every turn. Fold down to "
+                            "the target: the gap between them is the hysteresis"),
+    ({"strict": True}, "off by one at the boundary: stop as soon as size - folded <= target "
+                       "(reaching the target exactly is enough)"),
+    ({"extend": False}, "the fold ends between a question and its reply: while the next turn "
+                        "is an assistant turn (and still foldable), fold it too"),
+    ({"move_back": False}, "the verbatim part would start with a reply: the foldable part "
+                           "ends where kit.memory.split_for_compaction puts the split (moved "
+                           "back while it lands on an assistant turn)"),
+    ({"cap": False}, "you folded into the newest keep_recent turns: at most len(turns) - "
+                     "keep_recent turns may go (moved back to a question)"),
+]
+
+
+def _fold_hint(got: object, turns: Sized, args: tuple) -> str:
+    size, budget, target, keep_recent = args
+    if size <= budget and got != 0:
+        return f"size {size} is not over the budget {budget}: no compaction, return 0"
+    if got == fold_reference(turns, sum(t for _, t in turns), budget, target, keep_recent):
+        return ("use the size you are given: it holds the summary and the system prompt "
+                "as well as the turns, so the sum of the turns is too small")
+    for flags, hint in _WRONG:
+        if got == fold_reference(turns, *args, **flags):
+            return hint
+    if got == fold_reference(turns, size, 0, 0, keep_recent):
+        return ("you fold every foldable turn whatever the target: fold only the fewest "
+                "oldest turns that bring the size to the target or below")
+    return ("fold the fewest oldest turns that bring size to the target or below, within "
+            "len(turns) - keep_recent (moved back to a question), then fold any reply that "
+            "follows")
+
+
+def _check_fold(fold_until: Callable, turns: Sized, size: int, budget: int, target: int,
+                keep_recent: int, why: str) -> None:
+    label = _fold_label(turns, size, budget, target, keep_recent)
+    got = call_pure(fold_until, turns, size, budget, target, keep_recent, name="fold_until",
+                    shown=label)
+    want = fold_reference(turns, size, budget, target, keep_recent)
+    missing = " (does one path of your function end without a `return`?)" * (got is None)
+    expect(isinstance(got, int) and not isinstance(got, bool),
+           f"{label} should return an int (how many of the oldest turns to fold), got "
+           f"{got!r:.60}{missing}")
+    expect(got == want,
+           f"{label} should return {want}, got {got} ({why}). Hint: "
+           f"{_fold_hint(got, turns, (size, budget, target, keep_recent))}.")
+
+
+def check_fold_until(fold_until: Callable[[Sized, int, int, int, int], int]) -> None:
+    """Check ``fold_until(turns, size, budget, target, keep_recent)``; print one pass line
+    or raise CheckFailed.
+
+    Rejects: firing at ``size == budget``, folding only down to the budget (compacts on
+    every turn), stopping one turn late at the target, splitting a question from its
+    reply, a keep_recent split that lands on a reply, folding into the newest
+    ``keep_recent`` turns, ignoring the target (folding everything), using the turns'
+    sum instead of ``size``, and mutating ``turns``. Also compares with the reference on
+    200 random cases.
+    """
+    cases = 0
+    for spec, size, budget, target, keep_recent, why in _FOLD_CASES:
+        _check_fold(fold_until, _sized(spec), size, budget, target, keep_recent, why)
+        cases += 1
+    rng = random.Random(4)
+    for _ in range(200):
+        turns = [(rng.choice(("user", "assistant")), rng.randint(1, 30))
+                 for _ in range(rng.randint(0, 10))]
+        if turns:
+            turns[0] = ("user", turns[0][1])
+        budget = rng.randint(20, 150)
+        target = rng.randint(0, budget)
+        size = sum(t for _, t in turns) + rng.randint(0, 60)
+        _check_fold(fold_until, turns, size, budget, target, rng.choice((0, 2, 4)),
+                    "same rule as kit.memory.OverBudget with a target")
+        cases += 1
+    passed("fold_until", cases)
