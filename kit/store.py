@@ -27,7 +27,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from kit.memory.base import Memory
 from kit.messages import TURN_ROLES, Message
+from kit.structured import StructuredSummary
 
 __all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "SessionLink", "attach_store",
            "restore", "memory_state"]
@@ -262,8 +264,11 @@ def memory_state(memory) -> dict:
 
     ``memory`` (its ``name``), ``unit``, ``added`` (messages numbered so far) and
     ``turns`` (the verbatim turns' numbers as inclusive runs, ``[[5, 12]]``); for a
-    summary memory also ``summary``, ``summary_tokens``, ``compactions`` and, if the
-    memory has it, ``structured``.
+    summary memory also ``summary``, ``summary_tokens``, ``compactions``, ``structured``
+    (if the memory has it) and, when ``max_age`` is set, ``added_at`` (the memory's
+    clock reading per verbatim turn; use a wall clock such as :func:`time.time` if
+    ages must survive a restart: ``time.monotonic`` readings do not). ``folded`` is not
+    saved: it is every message that is not verbatim.
     """
     state = {"memory": memory.name, "unit": memory.unit, "added": memory.added,
              "turns": _runs([m.number for m in memory.turns])}
@@ -271,12 +276,13 @@ def memory_state(memory) -> dict:
         if hasattr(memory, name):
             value = getattr(memory, name)
             state[name] = json.loads(value.to_json()) if hasattr(value, "to_json") else value
+    if getattr(memory, "max_age", None) is not None:     # clock readings of verbatim turns
+        state["added_at"] = {str(n): t for n, t in memory.added_at.items()}
     return state
 
 
 def _load_field(name: str, value):
-    if name == "structured" and isinstance(value, dict):   # a StructuredSummary
-        from kit.structured import StructuredSummary
+    if name == "structured" and isinstance(value, dict):
         return StructuredSummary(**value)
     return value
 
@@ -286,9 +292,11 @@ class SessionLink:
 
     The memory calls :meth:`message_added` right after a message joins its turns
     (before any compaction: the transcript is written ahead) and :meth:`save` when
-    the add is over. A write that fails never costs the memory its turn: the message
+    the add is over (also after a failed compaction: the message was kept). A write
+    that fails never costs the memory its turn and never fails the add: the message
     stays in memory, waits in ``unsaved`` and is written, in order, at the next add
-    (or :meth:`sync`); ``last_error`` keeps the failure and the trace note says so.
+    (or :meth:`sync`, which raises if it still fails); the add's trace note says so,
+    and ``last_error`` keeps the failure until everything is written again.
     """
 
     def __init__(self, memory, store: TranscriptStore, session_id: str) -> None:
@@ -327,6 +335,8 @@ class SessionLink:
                 self.last_error, self.state_saved = exc, False
             else:
                 self.state_saved = True
+                if not self.unsaved:
+                    self.last_error = None   # everything is written again
 
     def sync(self) -> None:
         """Retry unsaved messages and the state; raise :class:`StoreError` (the last
@@ -345,10 +355,11 @@ class SessionLink:
                 f"unsaved={len(self.unsaved)}, state_saved={self.state_saved})")
 
 
-def _check_fresh(memory, verb: str) -> None:
-    from kit.memory.base import Memory
+def _check_fresh(memory, store, verb: str) -> None:
     if not isinstance(memory, Memory):
         raise TypeError(f"memory must be a kit.memory Memory, got {memory!r:.60}")
+    if not isinstance(store, TranscriptStore):
+        raise TypeError(f"store must be a TranscriptStore, got {store!r:.60}")
     if memory.added or memory.link is not None:
         raise ValueError(f"{verb} needs a freshly constructed memory; this one has "
                          f"{memory.added} messages{' and a store' if memory.link else ''}")
@@ -362,10 +373,8 @@ def attach_store(memory, store: TranscriptStore, session_id: str):
     or a store, or if the session already exists in the store (continue it with
     :func:`restore`, or ``store.delete`` it to start over).
     """
-    if not isinstance(store, TranscriptStore):
-        raise TypeError(f"store must be a TranscriptStore, got {store!r:.60}")
     check_session(session_id)
-    _check_fresh(memory, "attach_store")
+    _check_fresh(memory, store, "attach_store")
     stored = store.count(session_id)
     if stored or store.load_state(session_id) is not None:
         raise ValueError(f"session {session_id!r} already exists in {store.path!r} "
@@ -385,30 +394,34 @@ def restore(memory, store: TranscriptStore, session_id: str):
     state belongs to another kind of memory or unit, or a verbatim turn is missing
     from the transcript.
     """
-    if not isinstance(store, TranscriptStore):
-        raise TypeError(f"store must be a TranscriptStore, got {store!r:.60}")
     check_session(session_id)
-    _check_fresh(memory, "restore")
+    _check_fresh(memory, store, "restore")
     state = store.load_state(session_id) or {"memory": memory.name, "unit": memory.unit,
                                              "added": 0, "turns": []}
-    for key in ("memory", "unit"):
-        if state[key] != getattr(memory, "name" if key == "memory" else key):
+    for key, mine in (("memory", memory.name), ("unit", memory.unit)):
+        if state[key] != mine:
             raise StoreError(f"session {session_id!r} in {store.path!r} was saved by a "
-                             f"{key} {state[key]!r}; this memory is "
-                             f"{getattr(memory, 'name' if key == 'memory' else key)!r}")
-    wanted = _numbers(state["turns"])
-    first = wanted[0] if wanted else state["added"] + 1
-    stored = store.turns(session_id, first=first)
-    wanted_set = set(wanted)
-    turns = [m for m in stored if m.number in wanted_set or m.number > state["added"]]
-    missing = sorted(wanted_set - {m.number for m in turns})
+                             f"{key} {state[key]!r}; this memory is {mine!r}")
+    verbatim = set(_numbers(state["turns"]))
+    first = min(verbatim, default=state["added"] + 1)
+    # verbatim turns, then any message stored after the last saved state
+    turns = [m for m in store.turns(session_id, first=first)
+             if m.number in verbatim or m.number > state["added"]]
+    missing = sorted(verbatim - {m.number for m in turns})
     if missing:
         raise StoreError(f"session {session_id!r} in {store.path!r}: the transcript lacks "
                          f"verbatim message(s) {missing}")
-    memory.turns, memory.turn_tokens = turns, sum(m.tokens for m in turns)
-    memory.added = max([state["added"]] + [m.number for m in turns])
-    for name in SUMMARY_FIELDS:
-        if name in state:
-            setattr(memory, name, _load_field(name, state[name]))
+    fields = {name: _load_field(name, state[name]) for name in SUMMARY_FIELDS if name in state}
+    added = max([state["added"]] + [m.number for m in turns])
+    added_at = {int(n): t for n, t in state.get("added_at", {}).items()}
+    # Commit: every value is computed, nothing below can fail.
+    memory.turns, memory.turn_tokens, memory.added = turns, sum(m.tokens for m in turns), added
+    for name, value in fields.items():
+        setattr(memory, name, value)
+    if hasattr(memory, "folded"):        # a summary memory folds every non-verbatim message
+        kept = {m.number for m in turns}
+        memory.folded = tuple(n for n in range(1, added + 1) if n not in kept)
+    if "added_at" in state:
+        memory.added_at = added_at
     memory.link = SessionLink(memory, store, session_id)
     return memory

@@ -1,0 +1,434 @@
+"""kit.store: the raw transcript in SQLite, memories wired to it, restart by restore()."""
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from kit.conversations import LAPTOP_TURNS
+from kit.llm import FailingLLM, fact_listing_summariser
+from kit.memory import CompactionError, FullHistory, SlidingWindow, SummaryMemory, TokenWindow
+from kit.messages import Message
+from kit.store import (SCHEMA_VERSION, StoreError, TranscriptStore, attach_store,
+                       memory_state, restore)
+from kit.structured import structured_stub
+from kit.tokens import count_words
+
+TURNS = [("user", f"question {i} about order {88400 + i}") if i % 2 else
+         ("assistant", f"answer {i} with amount {i * 100} rupees") for i in range(1, 15)]
+
+
+def msg(number, role="user", content=None, tokens=3):
+    return Message(role, content or f"text {number}", tokens, number)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        self.now += 1.5
+        return self.now
+
+
+# -- the store on its own -----------------------------------------------------------
+def test_append_turns_count_sessions_and_clock():
+    with TranscriptStore(clock=Clock()) as store:
+        for n in (1, 2, 3):
+            store.append("alice", msg(n, "user" if n % 2 else "assistant"))
+        store.append("bob", msg(1, content="hi bob"))
+        assert store.count("alice") == 3 and store.count("bob") == 1 and store.count("eve") == 0
+        assert store.turns("alice") == [msg(1), msg(2, "assistant"), msg(3)]
+        assert store.turns("alice", first=2, last=2) == [msg(2, "assistant")]
+        assert store.turns("alice", first=3) == [msg(3)]
+        assert store.turns("bob")[0].content == "hi bob"
+        assert store.sessions() == ["alice", "bob"]
+        assert [store.created_at("alice", n) for n in (1, 2, 3)] == [1001.5, 1003.0, 1004.5]
+        with pytest.raises(KeyError, match="'alice' has no message 9"):
+            store.created_at("alice", 9)
+
+
+def test_duplicate_number_is_refused_and_nothing_written():
+    with TranscriptStore() as store:
+        store.append("s", msg(1, content="first"))
+        with pytest.raises(ValueError, match="session 's' already has message 1"):
+            store.append("s", msg(1, content="second"))
+        assert store.turns("s") == [msg(1, content="first")]
+
+
+@pytest.mark.parametrize("bad, error", [("", ValueError), ("  ", ValueError), (None, TypeError),
+                                        (7, TypeError)])
+def test_bad_session_id_names_the_value(bad, error):
+    with TranscriptStore() as store:
+        with pytest.raises(error, match="session_id"):
+            store.append(bad, msg(1))
+        with pytest.raises(error, match=repr(bad) if error is ValueError else "session_id"):
+            store.count(bad)
+        assert store.sessions() == []
+
+
+def test_bad_messages_are_refused():
+    with TranscriptStore() as store:
+        with pytest.raises(TypeError, match="Message"):
+            store.append("s", {"role": "user", "content": "hi"})
+        with pytest.raises(ValueError, match="system message number 0"):
+            store.append("s", Message("system", "be brief", 2, 0))
+        with pytest.raises(ValueError, match="first must be >= 1, got 0"):
+            store.turns("s", first=0)
+        assert store.count("s") == 0
+
+
+def test_state_round_trip_replace_and_delete():
+    with TranscriptStore() as store:
+        assert store.load_state("s") is None
+        store.save_state("s", {"summary": "order 88412", "turns": [[3, 4]]})
+        store.save_state("s", {"summary": "order 88412; refund", "turns": [[5, 6]]})
+        assert store.load_state("s") == {"summary": "order 88412; refund", "turns": [[5, 6]]}
+        with pytest.raises(TypeError, match="session 's' is not JSON"):
+            store.save_state("s", {"when": object()})
+        with pytest.raises(TypeError, match="must be a dict, got list"):
+            store.save_state("s", [1, 2])
+        assert store.load_state("s")["turns"] == [[5, 6]]         # unchanged
+        store.append("s", msg(1))
+        store.save_state("only-state", {})
+        assert store.sessions() == ["only-state", "s"]
+        assert store.delete("s") == 1
+        assert store.count("s") == 0 and store.load_state("s") is None
+        assert store.sessions() == ["only-state"]
+
+
+def test_schema_version_row_and_reopen(tmp_path):
+    path = tmp_path / "chat.db"
+    with TranscriptStore(path) as store:
+        store.append("s", msg(1))
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
+                           ).fetchall() == [(str(SCHEMA_VERSION),)]
+    raw.close()
+    with TranscriptStore(path) as store:                        # reopening keeps the data
+        assert store.turns("s") == [msg(1)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chat.db"]   # one file
+
+
+def test_corrupt_foreign_and_newer_files_name_the_path(tmp_path):
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="corrupt.db.*not a readable transcript store"):
+        TranscriptStore(corrupt)
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as raw:
+        raw.execute("CREATE TABLE customers (id INTEGER)")
+    raw.close()
+    with pytest.raises(StoreError, match="foreign.db.*not a transcript store.*customers"):
+        TranscriptStore(foreign)
+    newer = tmp_path / "newer.db"
+    TranscriptStore(newer).close()
+    with sqlite3.connect(newer) as raw:
+        raw.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
+    raw.close()
+    with pytest.raises(StoreError, match=f"newer.db.*version '99'.*reads version {SCHEMA_VERSION}"):
+        TranscriptStore(newer)
+    with pytest.raises(StoreError, match="no-such-dir"):
+        TranscriptStore(tmp_path / "no-such-dir" / "x.db")
+
+
+def test_closed_store_says_so():
+    store = TranscriptStore()
+    store.close()
+    store.close()                                               # idempotent
+    with pytest.raises(ValueError, match="':memory:' is closed"):
+        store.count("s")
+
+
+def test_a_background_thread_can_write():
+    with TranscriptStore() as store:
+        def write(start):
+            for n in range(start, start + 100, 2):
+                store.append("s", msg(n))
+        threads = [threading.Thread(target=write, args=(s,)) for s in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [m.number for m in store.turns("s")] == list(range(1, 101))
+
+
+# -- memories wired to a store ----------------------------------------------------
+MEMORIES = {
+    "full history": lambda: FullHistory(measure=count_words, system="Be brief."),
+    "sliding window": lambda: SlidingWindow(4, measure=count_words),
+    "token window": lambda: TokenWindow(25, measure=count_words, system="Be brief."),
+    "summary memory": lambda: SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
+                                            measure=count_words),
+    "structured, target, max_age": lambda: SummaryMemory(
+        structured_stub, budget=60, keep_recent=2, measure=count_words, structured=True,
+        target=40, max_age=5.0, clock=Ticks()),
+}
+
+
+class Ticks:
+    """A clock that advances one second per reading; a new one restarts at the same time
+    a restarted process would see (the state carries the readings)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        self.now += 1.0
+        return self.now
+
+
+def same(a, b):
+    """Everything a restart must keep."""
+    assert a.context() == b.context()
+    assert a.messages() == b.messages()
+    assert (a.size, a.turns, a.turn_tokens, a.added) == (b.size, b.turns, b.turn_tokens, b.added)
+    for name in ("summary", "summary_tokens", "compactions", "structured", "folded",
+                 "added_at"):
+        assert getattr(a, name, None) == getattr(b, name, None), name
+
+
+@pytest.mark.parametrize("kind", MEMORIES)
+def test_restart_through_a_file_restores_an_equal_memory(kind, tmp_path):
+    path = tmp_path / "chat.db"
+    with TranscriptStore(path) as store:
+        before = MEMORIES[kind]()
+        before.attach(store, "alice")
+        for number, (role, text) in enumerate(TURNS, 1):
+            before.add(role, text)
+            assert store.count("alice") == before.added == number
+        assert store.turns("alice") == [Message(r, t, count_words(t), n)
+                                        for n, (r, t) in enumerate(TURNS, 1)]
+    if "summary" in kind or "structured" in kind:
+        assert before.compactions >= 2 and before.folded
+    with TranscriptStore(path) as store:                        # a new process, in effect
+        after = restore(MEMORIES[kind](), store, "alice")
+        if kind.startswith("structured"):
+            assert after.structured is not None and after.added_at
+            after.clock.now = before.clock.now                  # same time after the restart
+        same(before, after)
+        assert after.link.store is store and after.trace == []
+        for role, text in LAPTOP_TURNS:                          # and it carries on alike
+            before.add(role, text)
+            after.add(role, text)
+        same(before, after)
+        assert store.count("alice") == after.added == len(TURNS) + len(LAPTOP_TURNS)
+
+
+def test_state_names_summary_and_verbatim_numbers():
+    with TranscriptStore() as store:
+        memory = attach_store(MEMORIES["summary memory"](), store, "s")
+        for role, text in TURNS[:8]:
+            memory.add(role, text)
+        state = store.load_state("s")
+        assert state == memory_state(memory)
+        assert state["memory"] == "summary memory" and state["unit"] == "words"
+        assert state["added"] == 8 and state["summary"] == memory.summary != ""
+        assert state["turns"] == [[memory.turns[0].number, 8]]
+        assert state["compactions"] == memory.compactions
+
+
+def test_messages_are_written_before_compaction_runs():
+    with TranscriptStore() as store:
+        seen = []
+
+        def summariser(prompt):
+            seen.append(store.count("s"))
+            return fact_listing_summariser(prompt)
+
+        memory = SummaryMemory(summariser, budget=30, keep_recent=2, measure=count_words)
+        memory.attach(store, "s")
+        for role, text in TURNS:
+            memory.add(role, text)
+        compacted_at = [e.message for e in memory.trace if e.compacted]
+        assert seen == compacted_at and seen
+
+
+def test_failed_compaction_keeps_the_message_and_saves_the_state(tmp_path):
+    path = tmp_path / "chat.db"
+    make = lambda model: SummaryMemory(model, budget=30, keep_recent=2, measure=count_words)
+    with TranscriptStore(path) as store:
+        before = make(FailingLLM(fact_listing_summariser, fail_on={1}))
+        before.attach(store, "s")
+        with pytest.raises(CompactionError):
+            for role, text in TURNS:
+                before.add(role, text)
+        assert store.count("s") == before.added
+        assert store.load_state("s")["added"] == before.added and before.summary == ""
+    with TranscriptStore(path) as store:
+        same(before, restore(make(fact_listing_summariser), store, "s"))
+
+
+class FlakyStore(TranscriptStore):
+    """Appends (or state saves) fail on the chosen calls, like a locked database."""
+
+    def __init__(self, path, fail_appends=(), fail_saves=()):
+        super().__init__(path)
+        self.fail_appends, self.fail_saves = set(fail_appends), set(fail_saves)
+        self.appends = self.saves = 0
+
+    def append(self, session_id, message):
+        self.appends += 1
+        if self.appends in self.fail_appends:
+            raise sqlite3.OperationalError("database is locked")
+        super().append(session_id, message)
+
+    def save_state(self, session_id, state):
+        self.saves += 1
+        if self.saves in self.fail_saves:
+            raise sqlite3.OperationalError("disk I/O error")
+        super().save_state(session_id, state)
+
+
+def test_a_failed_write_keeps_the_turn_and_is_retried_in_order(tmp_path):
+    path = tmp_path / "chat.db"
+    with FlakyStore(path, fail_appends={3, 4, 5}) as store:     # message 3 and two retries
+        memory = SlidingWindow(4, measure=count_words)
+        memory.attach(store, "s")
+        for role, text in TURNS[:3]:
+            memory.add(role, text)
+        assert memory.turns[-1].number == 3                      # the turn is in memory
+        assert "transcript write failed (OperationalError: database is locked)" in \
+            memory.trace[-1].note and "message 3 kept in memory" in memory.trace[-1].note
+        assert [m.number for m in memory.link.unsaved] == [3] and store.count("s") == 2
+        memory.add(*TURNS[3])                                    # retry fails: 3 and 4 wait
+        assert [m.number for m in memory.link.unsaved] == [3, 4]
+        with pytest.raises(StoreError, match="2 message\\(s\\) unsaved") as failure:
+            memory.link.sync()                                   # the second retry fails
+        memory.add(*TURNS[4])                                    # now 3, 4 and 5 are written
+        assert memory.link.unsaved == [] and memory.link.last_error is None
+        assert [m.number for m in store.turns("s")] == [1, 2, 3, 4, 5]
+        assert isinstance(failure.value.__cause__, sqlite3.OperationalError)
+    with TranscriptStore(path) as store:
+        same(memory, restore(SlidingWindow(4, measure=count_words), store, "s"))
+
+
+def test_sync_writes_what_a_failed_add_left(tmp_path):
+    with FlakyStore(tmp_path / "c.db", fail_appends={2}, fail_saves={2}) as store:
+        memory = FullHistory(measure=count_words, store=store, session_id="s")
+        memory.add(*TURNS[0])
+        memory.add(*TURNS[1])
+        assert not memory.link.state_saved and store.load_state("s")["added"] == 1
+        memory.link.sync()
+        assert memory.link.state_saved and memory.link.unsaved == []
+        assert store.count("s") == 2 and store.load_state("s")["added"] == 2
+
+
+def test_messages_stored_after_the_last_state_come_back_verbatim(tmp_path):
+    """The process stopped between writing a message and saving the state."""
+    with TranscriptStore(tmp_path / "c.db") as store:
+        memory = attach_store(MEMORIES["summary memory"](), store, "s")
+        for role, text in TURNS[:8]:
+            memory.add(role, text)
+        store.append("s", Message("user", "my order is 88412", 4, 9))
+        again = restore(MEMORIES["summary memory"](), store, "s")
+        assert again.added == 9 and again.turns == memory.turns + [store.turns("s", 9)[0]]
+        assert again.summary == memory.summary
+
+
+def test_attach_and_restore_refuse_what_would_lose_or_mix_data():
+    with TranscriptStore() as store:
+        used = FullHistory()
+        used.add("user", "hi")
+        with pytest.raises(ValueError, match="freshly constructed memory; this one has 1"):
+            used.attach(store, "s")
+        with pytest.raises(TypeError, match="TranscriptStore"):
+            FullHistory().attach("chat.db", "s")
+        memory = FullHistory(store=store, session_id="s")
+        memory.add("user", "hi")
+        with pytest.raises(ValueError, match="session 's' already exists.*1 messages"):
+            FullHistory().attach(store, "s")
+        with pytest.raises(ValueError, match="freshly constructed"):
+            restore(memory, store, "s")
+        with pytest.raises(StoreError, match="memory 'full history'.*'sliding window'"):
+            restore(SlidingWindow(4), store, "s")
+        with pytest.raises(StoreError, match="unit 'tokens'.*'words'"):
+            restore(FullHistory(measure=count_words), store, "s")
+        empty = restore(FullHistory(), store, "new")             # an unknown session
+        assert empty.added == 0 and empty.link.session_id == "new"
+
+
+def test_a_missing_verbatim_turn_is_reported():
+    with TranscriptStore() as store:
+        memory = FullHistory(store=store, session_id="s")
+        for role, text in TURNS[:3]:
+            memory.add(role, text)
+        with store._lock:
+            store._db().execute("DELETE FROM messages WHERE number = 2")
+        with pytest.raises(StoreError, match=r"lacks verbatim message\(s\) \[2\]"):
+            restore(FullHistory(), store, "s")
+
+
+def test_structured_summary_round_trips():
+    from kit.structured import StructuredSummary
+    with TranscriptStore() as store:
+        memory = attach_store(MEMORIES["summary memory"](), store, "s")
+        memory.structured = StructuredSummary("order 88412", ["refund date?"])
+        memory.add("user", "hi")
+        assert store.load_state("s")["structured"] == {"summary": "order 88412",
+                                                       "open_points": ["refund date?"]}
+        fresh = MEMORIES["summary memory"]()
+        fresh.structured = None
+        assert restore(fresh, store, "s").structured == memory.structured
+
+
+def test_restart_in_another_process(tmp_path):
+    path = tmp_path / "chat.db"
+    setup = textwrap.dedent("""
+        import sys
+        from kit.llm import fact_listing_summariser
+        from kit.memory import SummaryMemory
+        from kit.store import TranscriptStore, restore
+        from kit.tokens import count_words
+        def make():
+            return SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
+                                 measure=count_words)
+        turns = {turns!r}
+    """).format(turns=TURNS)
+    write = setup + textwrap.dedent("""
+        with TranscriptStore(sys.argv[1]) as store:
+            memory = make()
+            memory.attach(store, "alice")
+            for role, text in turns:
+                memory.add(role, text)
+    """)
+    read = setup + textwrap.dedent("""
+        with TranscriptStore(sys.argv[1]) as store:
+            print(restore(make(), store, "alice").context(), end="")
+    """)
+    for script in (write, read):
+        done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                              text=True, check=True)
+    expected = MEMORIES["summary memory"]()
+    for role, text in TURNS:
+        expected.add(role, text)
+    assert done.stdout == expected.context() and expected.summary
+
+
+def test_state_is_json_in_the_file(tmp_path):
+    path = tmp_path / "c.db"
+    with TranscriptStore(path) as store:
+        memory = SlidingWindow(2, measure=count_words)
+        memory.attach(store, "s")
+        for role, text in TURNS[:6]:
+            memory.add(role, text)
+    with sqlite3.connect(path) as raw:
+        (text,) = raw.execute("SELECT state FROM session_state WHERE session_id = ?",
+                              ("s",)).fetchone()
+    raw.close()
+    assert json.loads(text)["turns"] == [[5, 6]]
+
+
+def test_a_restore_that_fails_leaves_the_memory_fresh():
+    with TranscriptStore() as store:
+        store.append("s", msg(1))
+        store.save_state("s", {"memory": "summary memory", "unit": "words", "added": 1,
+                               "turns": [[1, 1]], "summary": "", "summary_tokens": 0,
+                               "compactions": 0, "structured": {"summary": ""}})
+        fresh = MEMORIES["summary memory"]()
+        with pytest.raises(ValueError, match="summary must not be empty"):
+            restore(fresh, store, "s")
+        assert (fresh.added, fresh.turns, fresh.link, fresh.structured) == (0, [], None, None)
