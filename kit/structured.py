@@ -16,11 +16,13 @@ Source: seed 002 (mock-interview context: older turns folded into
 - :func:`parse_structured_summary`: the model's reply -> a validated value.
 - :data:`STRUCTURED_SUMMARY_PROMPT`: instructions asking for exactly that JSON.
 - :func:`structured_stub`: a deterministic offline prompt model that answers it.
-- :func:`cap_structured`: enforce a character cap, deterministically.
+- :func:`cap_structured`: enforce a character cap, deterministically, shortening the
+  summary before it drops an open point.
 """
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 
@@ -28,11 +30,12 @@ from kit.llm import parse_summary_prompt
 
 __all__ = ["StructuredSummary", "parse_structured_summary", "load_json_reply", "STRUCTURED_SUMMARY_PROMPT",
            "OPEN_POINTS_TITLE", "structured_stub", "cap_structured", "ELLIPSIS",
-           "MIN_CAP_CHARS"]
+           "MIN_CAP_CHARS", "MIN_SUMMARY_SHARE"]
 
 OPEN_POINTS_TITLE = "Open points:"
 ELLIPSIS = "…"
 MIN_CAP_CHARS = 10
+MIN_SUMMARY_SHARE = 0.5    # of the cap, kept for the summary before open points are dropped
 
 STRUCTURED_SUMMARY_PROMPT = (
     "You maintain the summary of the earlier part of a conversation. Rewrite the current "
@@ -251,21 +254,34 @@ def _shorten(summary: str, limit: int) -> str:
     return (cut or summary.strip()[:room]) + ELLIPSIS
 
 
-def cap_structured(s: StructuredSummary, cap_chars: int) -> StructuredSummary:
+def _points_chars(points: tuple[str, ...]) -> int:
+    """Characters the open points add to :meth:`StructuredSummary.render` (0 if none)."""
+    return len(StructuredSummary("x", points).render()) - 1
+
+
+def cap_structured(s: StructuredSummary, cap_chars: int,
+                   min_summary_share: float = MIN_SUMMARY_SHARE) -> StructuredSummary:
     """Return ``s`` with ``s.render()`` at most ``cap_chars`` characters.
 
-    Deterministic, in this order, stopping as soon as it fits:
+    Open points are protected: they are what the summary must not forget. The rule,
+    deterministic:
 
-    1. drop open points, oldest first (the newest unresolved points are kept longest);
-    2. shorten the summary to its longest run of whole *leading* sentences that fits
-       (sentences end at ``.``, ``!``, ``?`` or ``…`` followed by whitespace), so the
-       earliest established facts survive;
-    3. if not even the first sentence fits, cut it at a word boundary (characters if
-       no word fits) and end it with "…".
+    1. the summary is guaranteed ``ceil(min_summary_share * cap_chars)`` characters (or
+       its whole length, if shorter): its *minimum share*;
+    2. open points are kept unless they alone do not fit in the rest of the cap; only
+       then are they dropped, oldest first, until they fit (the newest unresolved
+       points are kept longest);
+    3. the summary is shortened to the room the kept points leave: to its longest run
+       of whole *leading* sentences that fits (sentences end at ``.``, ``!``, ``?`` or
+       ``…`` followed by whitespace), so the earliest established facts survive; if
+       not even the first sentence fits, it is cut at a word boundary (characters if
+       no word fits) and ends with "…".
 
+    With the default share of 0.5, the open points may use up to half of the cap.
     Returns ``s`` itself when it already fits; never changes ``s``. Raises TypeError for
-    a non-:class:`StructuredSummary` and TypeError/ValueError unless ``cap_chars`` is an
-    int >= :data:`MIN_CAP_CHARS` (10).
+    a non-:class:`StructuredSummary`, TypeError/ValueError unless ``cap_chars`` is an
+    int >= :data:`MIN_CAP_CHARS` (10) and unless ``min_summary_share`` is a number with
+    ``0 < min_summary_share <= 1``.
     """
     if not isinstance(s, StructuredSummary):
         raise TypeError(f"s must be a StructuredSummary, got {type(s).__name__}: {s!r:.60}")
@@ -273,12 +289,17 @@ def cap_structured(s: StructuredSummary, cap_chars: int) -> StructuredSummary:
         raise TypeError(f"cap_chars must be an int, got {type(cap_chars).__name__}: {cap_chars!r}")
     if cap_chars < MIN_CAP_CHARS:
         raise ValueError(f"cap_chars must be >= {MIN_CAP_CHARS}, got {cap_chars}")
+    if isinstance(min_summary_share, bool) or not isinstance(min_summary_share, (int, float)):
+        raise TypeError(f"min_summary_share must be a number, got "
+                        f"{type(min_summary_share).__name__}: {min_summary_share!r}")
+    if not 0 < min_summary_share <= 1:
+        raise ValueError(f"min_summary_share must be > 0 and <= 1, got {min_summary_share}")
     if s.chars <= cap_chars:
         return s
-    points = list(s.open_points)
-    while points:
-        points.pop(0)
-        candidate = StructuredSummary(s.summary, tuple(points))
-        if candidate.chars <= cap_chars:
-            return candidate
-    return StructuredSummary(_shorten(s.summary, cap_chars))
+    reserved = min(len(s.summary), math.ceil(min_summary_share * cap_chars))
+    points = s.open_points
+    while points and _points_chars(points) > cap_chars - reserved:
+        points = points[1:]                                   # drop the oldest
+    room = cap_chars - _points_chars(points)
+    summary = s.summary if len(s.summary) <= room else _shorten(s.summary, room)
+    return StructuredSummary(summary, points)

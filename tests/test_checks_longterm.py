@@ -1,11 +1,14 @@
-"""The lesson-06 checkers accept the right answers and reject the typical wrong ones."""
+"""The lesson-06 checkers (kit.checks.verbatim, kit.checks.evidence) accept the right answers
+and reject the typical wrong ones."""
 from __future__ import annotations
 
 import pytest
 
 from kit.checks import CheckFailed
-from kit.checks import longterm as checks
-from kit.checks.longterm import check_merge_counts, check_split_by_char_budget
+from kit.checks import evidence as evidence_checks
+from kit.checks import verbatim as verbatim_checks
+from kit.checks.evidence import check_merge_counts
+from kit.checks.verbatim import check_split_by_char_budget
 from kit.longterm import (build_interview_context, distil_profile, render_turn,
                           sample_sessions)
 
@@ -144,8 +147,8 @@ def test_split_wrong_answers_fail_with_hint(wrong, hints, rejects):
 
 
 def test_split_cases_state_the_right_number_of_verbatim_turns():
-    for lengths, budget, sep, n_verbatim, _ in checks._SPLIT_CASES:
-        overflow, verbatim = split(checks._texts(lengths), budget, sep)
+    for lengths, budget, sep, n_verbatim, _ in verbatim_checks._SPLIT_CASES:
+        overflow, verbatim = split(verbatim_checks._texts(lengths), budget, sep)
         assert len(verbatim) == n_verbatim, (lengths, budget, sep)
         assert len(overflow) == len(lengths) - n_verbatim
 
@@ -153,7 +156,7 @@ def test_split_cases_state_the_right_number_of_verbatim_turns():
 def test_split_reference_agrees_with_the_context_builder():
     s1 = sample_sessions()[0]
     blocks = [render_turn(t, i) for i, t in enumerate(s1.turns, start=1)]
-    for budget in checks.S1_BUDGETS:
+    for budget in verbatim_checks.S1_BUDGETS:
         ctx = build_interview_context(s1, budget_chars=budget)
         assert split(blocks, budget, 2) == (blocks[:len(ctx.overflow)],
                                             blocks[len(ctx.overflow):]), budget
@@ -164,8 +167,8 @@ def test_split_reference_agrees_with_the_context_builder():
 
 def test_split_cases_catch_each_trap():
     """Every wrong rule disagrees with the right one on at least one fixed case."""
-    cases = [(checks._texts(lengths), budget, sep)
-             for lengths, budget, sep, _, _ in checks._SPLIT_CASES]
+    cases = [(verbatim_checks._texts(lengths), budget, sep)
+             for lengths, budget, sep, _, _ in verbatim_checks._SPLIT_CASES]
     for wrong in (split_oldest_first, split_no_separators, split_separator_per_turn,
                   split_strict, split_skips, split_drops_big_newest, split_keeps_big_newest,
                   split_newest_first):
@@ -353,12 +356,12 @@ def test_merge_reference_matches_the_kit_profile():
 
 
 def test_merge_cases_state_what_they_test():
-    old, sid, labels, _ = checks._MERGE_CASES[1]
-    assert checks._merge(old, sid, labels)["a"]["turns"] == 1        # repeat counted once
-    old, sid, labels, _ = checks._MERGE_CASES[5]
-    assert list(checks._merge(old, sid, labels)) == ["b", "a", "d", "c"]
+    old, sid, labels, _ = evidence_checks._MERGE_CASES[1]
+    assert evidence_checks._merge(old, sid, labels)["a"]["turns"] == 1        # repeat counted once
+    old, sid, labels, _ = evidence_checks._MERGE_CASES[5]
+    assert list(evidence_checks._merge(old, sid, labels)) == ["b", "a", "d", "c"]
     with pytest.raises(ValueError, match="already counted"):
-        checks._merge({"a": {"turns": 1, "sessions": ["s1"]}}, "s1", [])
+        evidence_checks._merge({"a": {"turns": 1, "sessions": ["s1"]}}, "s1", [])
 
 
 def test_a_crash_in_the_learners_merge_names_the_call():

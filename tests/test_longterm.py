@@ -10,7 +10,7 @@ from kit.longterm import (DEFAULT_BUDGET_CHARS, DEFAULT_SUMMARY_CAP_CHARS, Evide
                           interview_summary_stub, merge_profiles, parse_distil_reply,
                           profile_markdown, render_turn, rule_based_summary, sample_sessions,
                           turn_from_dict, turn_to_dict)
-from kit.longterm.context import read_overflow_prompt
+from kit.longterm.overflow import read_overflow_prompt, read_overflow_summary
 from kit.structured import StructuredSummary, cap_structured, parse_structured_summary
 
 
@@ -475,3 +475,125 @@ def test_distil_rejects_bad_arguments(s1):
         distil_profile(s1, model="gpt")
     with pytest.raises(ValueError, match="not a distil prompt"):
         distil_stub("hello")
+
+
+# -- the context builder, turn by turn (incremental) -------------------------------------------
+
+def turn_by_turn(session, model, budget, cap=DEFAULT_SUMMARY_CAP_CHARS):
+    """Build the context after each turn, passing the last result as previous."""
+    built, previous = [], None
+    for n in range(1, len(session.turns) + 1):
+        previous = build_interview_context(session.turns[:n], model, budget_chars=budget,
+                                           summary_cap_chars=cap, previous=previous)
+        built.append(previous)
+    return built
+
+
+def test_the_brief_case_keeps_its_open_points_under_the_cap(s1):
+    ctx = build_interview_context(s1, interview_summary_stub, budget_chars=800)
+    assert ctx.overflow_numbers == (1, 2, 3, 4, 5)
+    assert ctx.summary_chars <= 900 and len(ctx.summary.open_points) == 3
+    assert [p.split(" (")[0] for p in ctx.summary.open_points] == ["Turn 2", "Turn 3", "Turn 5"]
+
+
+@pytest.mark.parametrize("budget", [300, 800, 1500, DEFAULT_BUDGET_CHARS])
+def test_incremental_sends_each_overflowing_turn_once(s1, budget):
+    model = Recorder(interview_summary_stub)
+    built = turn_by_turn(s1, model, budget)
+    prompts, before = iter(model.prompts), None
+    for ctx in built:
+        if ctx.folded_now:               # one call: the new turns and the summary so far
+            prompt = next(prompts)
+            assert tuple(t["number"] for t in read_overflow_prompt(prompt)) == ctx.folded_now
+            assert read_overflow_summary(prompt) == (before.summary if before else None)
+            assert ctx.prompt_chars == len(prompt)
+        else:
+            assert ctx.prompt_chars == 0
+        before = ctx
+    assert next(prompts, None) is None
+    sent = [t["number"] for p in model.prompts for t in read_overflow_prompt(p)]
+    assert sent == list(built[-1].overflow_numbers)          # each turn once, in order
+
+
+@pytest.mark.parametrize("budget", [300, 800, 1500, DEFAULT_BUDGET_CHARS])
+def test_incremental_covers_the_same_turns_as_from_scratch(s1, budget):
+    for n, ctx in enumerate(turn_by_turn(s1, interview_summary_stub, budget), start=1):
+        scratch = build_interview_context(s1.turns[:n], interview_summary_stub,
+                                          budget_chars=budget)
+        assert (ctx.overflow, ctx.verbatim, ctx.verbatim_chars) == (
+            scratch.overflow, scratch.verbatim, scratch.verbatim_chars)
+        assert ctx.summary_chars <= DEFAULT_SUMMARY_CAP_CHARS
+        assert (ctx.summary is None) == (scratch.summary is None)
+
+
+def test_incremental_equals_from_scratch_when_the_cap_never_bites(s1):
+    # the stub folds turn by turn exactly as it folds all at once; only the cap differs
+    for n, ctx in enumerate(turn_by_turn(s1, interview_summary_stub, 300, cap=10_000), 1):
+        scratch = build_interview_context(s1.turns[:n], interview_summary_stub,
+                                          budget_chars=300, summary_cap_chars=10_000)
+        assert ctx.summary == scratch.summary and ctx.text == scratch.text
+
+
+def test_from_scratch_resends_the_overflow_incremental_does_not(s1):
+    counted = Recorder(interview_summary_stub)
+    incremental = turn_by_turn(s1, counted, 800)
+    scratch = [build_interview_context(s1.turns[:n], interview_summary_stub, budget_chars=800)
+               for n in range(1, 7)]
+    resent = sum(len(c.overflow) for c in scratch)
+    sent = sum(len(read_overflow_prompt(p)) for p in counted.prompts)
+    assert sent == len(incremental[-1].overflow) < resent
+    assert sum(c.prompt_chars for c in incremental) == sum(map(len, counted.prompts))
+
+
+def test_nothing_new_overflows_reuses_the_previous_summary_without_a_call(s1):
+    first = build_interview_context(s1.turns[:2], interview_summary_stub, budget_chars=800)
+    assert first.overflow_numbers == (1,)
+    model = Recorder(interview_summary_stub)
+    ctx = build_interview_context(s1.turns[:3], model, budget_chars=800, previous=first)
+    assert model.prompts == [] and ctx.summariser == "previous" and ctx.prompt_chars == 0
+    assert ctx.summary == first.summary and ctx.folded_now == () and ctx.overflow_numbers == (1,)
+
+
+def test_folded_turns_stay_folded_when_the_budget_grows(s1):
+    small = build_interview_context(s1, interview_summary_stub, budget_chars=800)
+    model = Recorder(interview_summary_stub)
+    ctx = build_interview_context(s1, model, budget_chars=3000, previous=small)
+    assert model.prompts == [] and ctx.overflow == small.overflow
+    assert ctx.verbatim_numbers == (6,) and ctx.summary == small.summary
+    assert "turns 1-5 were folded by an earlier call" in ctx.note
+
+
+def test_incremental_fallback_adds_rules_to_the_previous_summary(s1):
+    first = build_interview_context(s1.turns[:4], interview_summary_stub, budget_chars=800)
+    ctx = build_interview_context(s1.turns[:5], FailingLLM(), budget_chars=800, previous=first)
+    assert ctx.summariser == "rules" and "timed out" in ctx.fallback_reason
+    new = rule_based_summary(s1.turns[3:4], first_number=4)
+    assert ctx.folded_now == (4,) and ctx.prompt_chars > 0
+    assert ctx.summary == cap_structured(StructuredSummary(
+        f"{first.summary.summary} {new.summary}",
+        first.summary.open_points + new.open_points), 900)
+    no_model = build_interview_context(s1.turns[:5], budget_chars=800, previous=first)
+    assert no_model.prompt_chars == 0 and no_model.summary == ctx.summary
+
+
+def test_previous_must_cover_the_start_of_the_same_turns(s1):
+    s2 = sample_sessions()[1]
+    other = build_interview_context(s2, interview_summary_stub, budget_chars=300)
+    with pytest.raises(ValueError, match="previous summarises turns 1-3, but they are not"):
+        build_interview_context(s1, interview_summary_stub, previous=other)
+    longer = build_interview_context(s1, interview_summary_stub, budget_chars=300)
+    with pytest.raises(ValueError, match=f"turns 1-{len(longer.overflow)}, more than the 2 "):
+        build_interview_context(s1.turns[:2], interview_summary_stub, previous=longer)
+    with pytest.raises(TypeError, match="previous must be an InterviewContext or None, got str"):
+        build_interview_context(s1, previous="turns 1-2")
+
+
+def test_overflow_prompt_carries_the_current_summary():
+    current = StructuredSummary("Turn 1 (caching, 7/10).", ("Turn 1: TTL?",))
+    prompt = build_overflow_prompt([turn()], 2, summary=current)
+    assert read_overflow_summary(prompt) == current
+    assert [t["number"] for t in read_overflow_prompt(prompt)] == [2]
+    assert read_overflow_summary(build_overflow_prompt([turn()])) is None
+    reply = parse_structured_summary(interview_summary_stub(prompt))
+    assert reply.summary.startswith(current.summary + " Turn 2 (caching, 6/10)")
+    assert reply.open_points == current.open_points

@@ -1,5 +1,7 @@
 """kit.structured: the {summary, open_points} value, its parser, stub model and cap."""
 import json
+import math
+import random
 
 import pytest
 
@@ -189,19 +191,72 @@ def test_cap_returns_the_same_value_when_it_fits():
     assert cap_structured(LONG, LONG.chars) is LONG
 
 
-def test_cap_drops_oldest_open_points_first():
-    cap = LONG.chars - 1
-    capped = cap_structured(LONG, cap)
-    assert capped == StructuredSummary(LONG.summary, ("middle point", "newest point"))
-    only_newest = StructuredSummary(LONG.summary, ("newest point",))
-    assert cap_structured(LONG, only_newest.chars) == only_newest
+# 57-character summary (4 sentences) and two open points that add 43 characters: 100 in all
+PROTECTED = StructuredSummary("First fact 1. Second fact 2! Third fact 3? Fourth fact 4.",
+                              ("oldest point", "newest point"))
 
 
-def test_cap_then_keeps_whole_leading_sentences():
-    summary = LONG.summary
-    assert cap_structured(LONG, len(summary)) == StructuredSummary(summary)
-    assert cap_structured(LONG, len(summary) - 1).summary == "First fact 1. Second fact 2!"
-    assert cap_structured(LONG, len("First fact 1.")).summary == "First fact 1."
+def test_cap_shortens_the_summary_before_it_drops_an_open_point():
+    assert (len(PROTECTED.summary), PROTECTED.chars) == (57, 100)
+    capped = cap_structured(PROTECTED, 99)        # room for the summary: 99 - 43 = 56
+    assert capped == StructuredSummary("First fact 1. Second fact 2! Third fact 3?",
+                                       PROTECTED.open_points)
+    capped = cap_structured(PROTECTED, 86)        # 43 left: the summary's share exactly
+    assert capped == StructuredSummary("First fact 1. Second fact 2! Third fact 3?",
+                                       PROTECTED.open_points)
+
+
+def test_cap_drops_oldest_open_points_only_when_the_points_alone_do_not_fit():
+    # cap 80: the summary keeps its share, 40 characters; the two points need 43 > 80 - 40
+    capped = cap_structured(PROTECTED, 80)
+    assert capped.open_points == ("newest point",)
+    assert capped.summary == "First fact 1. Second fact 2! Third fact 3?"   # 80 - 28 = 52 left
+    # cap 85: 43 characters reserved, the two points (43) no longer fit in the other 42
+    assert cap_structured(PROTECTED, 85).open_points == ("newest point",)
+
+
+def test_cap_min_summary_share_sets_the_summary_reserve():
+    # share 1: the summary keeps its whole length if it can (points go first: the old rule)
+    assert cap_structured(LONG, LONG.chars - 1, min_summary_share=1) == StructuredSummary(
+        LONG.summary, ("middle point", "newest point"))
+    # share 0.25 at cap 71: 18 characters reserved, the points fit in 53, 28 left over
+    assert cap_structured(PROTECTED, 71, 0.25) == StructuredSummary(
+        "First fact 1. Second fact 2!", PROTECTED.open_points)
+    # a small share lets the points squeeze the summary down to a word-boundary cut
+    capped = cap_structured(PROTECTED, 40, min_summary_share=0.1)
+    assert capped == StructuredSummary("First fact" + ELLIPSIS, ("newest point",))
+    assert capped.chars == 39
+
+
+def test_cap_keeps_whole_leading_sentences_when_nothing_is_open():
+    s = StructuredSummary(LONG.summary)
+    assert cap_structured(s, len(s.summary)) is s
+    assert cap_structured(s, len(s.summary) - 1).summary == "First fact 1. Second fact 2!"
+    assert cap_structured(s, len("First fact 1.")).summary == "First fact 1."
+
+
+def test_cap_rule_holds_on_random_summaries():
+    rng = random.Random(2)
+    words = ["cache", "index", "TTL", "Redis", "score", "7/10", "race", "writer"]
+    for _ in range(300):
+        sentences = [" ".join(rng.choices(words, k=rng.randint(1, 6))) + rng.choice(".!?")
+                     for _ in range(rng.randint(1, 6))]
+        points = tuple(" ".join(rng.choices(words, k=rng.randint(1, 4)))
+                       for _ in range(rng.randint(0, 5)))
+        s = StructuredSummary(" ".join(sentences), points)
+        cap, share = rng.randint(10, 160), rng.choice([0.25, 0.5, 1])
+        capped = cap_structured(s, cap, share)
+        assert capped.chars <= cap
+        kept = capped.open_points
+        assert kept == points[len(points) - len(kept):]           # the newest are kept
+        reserved = min(len(s.summary), math.ceil(share * cap))
+        block = len(StructuredSummary("x", points).render()) - 1  # characters of all points
+        if block <= cap - reserved:
+            assert kept == points                                  # they fit: none dropped
+        else:
+            assert len(StructuredSummary("x", kept).render()) - 1 <= cap - reserved
+        body = capped.summary.removesuffix(ELLIPSIS)
+        assert s.summary.startswith(body.strip())                  # a leading part
 
 
 def test_cap_cuts_a_too_long_first_sentence_at_a_word_boundary():
@@ -218,6 +273,7 @@ def test_cap_cuts_characters_when_no_word_fits():
 @pytest.mark.parametrize("cap", [10, 15, 30, 47, 60, 80, 200])
 def test_cap_is_always_respected(cap):
     assert cap_structured(LONG, cap).chars <= cap
+    assert cap_structured(PROTECTED, cap).chars <= cap
 
 
 def test_cap_does_not_change_its_input():
@@ -235,6 +291,18 @@ def test_cap_does_not_change_its_input():
 def test_cap_rejects_bad_caps(cap, error, hint):
     with pytest.raises(error) as exc:
         cap_structured(LONG, cap)
+    assert hint in str(exc.value)
+
+
+@pytest.mark.parametrize("share, error, hint", [
+    (0, ValueError, "min_summary_share must be > 0 and <= 1, got 0"),
+    (1.5, ValueError, "got 1.5"),
+    ("half", TypeError, "min_summary_share must be a number, got str"),
+    (True, TypeError, "got bool"),
+])
+def test_cap_rejects_bad_shares(share, error, hint):
+    with pytest.raises(error) as exc:
+        cap_structured(LONG, 50, share)
     assert hint in str(exc.value)
 
 

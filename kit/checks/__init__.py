@@ -11,8 +11,8 @@ wrong order). One module per concept:
   fallback, and how far to fold with hysteresis).
 - :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical summarisation: batching and
   the reduce loop).
-- :mod:`kit.checks.longterm`: lesson 06 (long-term memory: the verbatim split by a
-  character budget, the profile merge across sessions).
+- :mod:`kit.checks.verbatim` and :mod:`kit.checks.evidence`: lesson 06 (long-term
+  memory: the verbatim split by a character budget, the profile merge across sessions).
 - :mod:`kit.checks.rag`: lesson 07 (the RAG chatbot: citation parsing, the query-rewrite
   fallback).
 - :mod:`kit.checks.evaluation`: lesson 08 (evaluating the RAG chatbot: recall@k from the

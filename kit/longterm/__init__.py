@@ -5,20 +5,23 @@ Source: seed 002. Three lifecycles, three mechanisms:
 - the current turns need fidelity: :func:`build_interview_context` keeps the newest
   turns verbatim within a character budget (default 2,200 characters);
 - older turns need compression: they are folded into a
-  :class:`~kit.structured.StructuredSummary` (capped at 900 characters), by a model
-  or, when it fails, by :func:`rule_based_summary`;
+  :class:`~kit.structured.StructuredSummary` (capped at 900 characters, open points
+  protected), by a model or, when it fails, by :func:`rule_based_summary`; built turn
+  by turn with ``previous=``, only the newly overflowing turns are folded in;
 - what carries across sessions needs stability: :func:`distil_profile` writes a
   :class:`Profile` after each session and :func:`merge_profiles` adds it to the old one,
   with stability computed from counted evidence.
 
 Modules: :mod:`~kit.longterm.session` (the record), :mod:`~kit.longterm.context`
-(the context builder), :mod:`~kit.longterm.profile` (profile, evidence, merge, views),
+(the context builder), :mod:`~kit.longterm.overflow` (the folding prompt, its stub and
+the rule-based fallback), :mod:`~kit.longterm.profile` (profile, evidence, merge, views),
 :mod:`~kit.longterm.distil` (model or rules), :mod:`~kit.longterm.samples` (sample data).
 """
-from kit.longterm.context import (DEFAULT_BUDGET_CHARS, DEFAULT_SUMMARY_CAP_CHARS,
-                                  FOLLOW_UP_BELOW, INTERVIEW_SUMMARY_PROMPT, InterviewContext,
-                                  build_interview_context, build_overflow_prompt,
-                                  interview_summary_stub, rule_based_summary)
+from kit.longterm.context import DEFAULT_BUDGET_CHARS, InterviewContext, build_interview_context
+from kit.longterm.overflow import (DEFAULT_SUMMARY_CAP_CHARS, FOLLOW_UP_BELOW,
+                                   INTERVIEW_SUMMARY_PROMPT, build_overflow_prompt,
+                                   interview_summary_stub, read_overflow_prompt,
+                                   read_overflow_summary, rule_based_summary)
 from kit.longterm.distil import (DISTIL_PROMPT, Distillation, build_distil_prompt,
                                  distil_profile, distil_stub, parse_distil_reply,
                                  rule_based_signals)
@@ -32,6 +35,7 @@ __all__ = [
     "InterviewTurn", "InterviewSession", "MAX_SCORE", "render_turn", "turn_to_dict",
     "turn_from_dict",
     "InterviewContext", "build_interview_context", "build_overflow_prompt",
+    "read_overflow_prompt", "read_overflow_summary",
     "INTERVIEW_SUMMARY_PROMPT", "interview_summary_stub", "rule_based_summary",
     "DEFAULT_BUDGET_CHARS", "DEFAULT_SUMMARY_CAP_CHARS", "FOLLOW_UP_BELOW",
     "Evidence", "Profile", "count_evidence", "merge_profiles", "profile_markdown",

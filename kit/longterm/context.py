@@ -14,138 +14,37 @@ All sizes here are in **characters** (``len`` of the text), as in the seed.
   ``budget_chars``. It never exceeds the budget: a newest turn that alone is larger
   overflows into the summary too (the result's ``note`` says so).
 - The overflow (all older turns) goes to the summariser, a prompt model answering
-  :data:`INTERVIEW_SUMMARY_PROMPT` with JSON. A model that raises, returns a non-str or
-  returns malformed JSON is replaced by :func:`rule_based_summary`; ``summariser`` in
-  the result says which ran ("model", "rules", or "none" when nothing overflowed) and
+  :data:`~kit.longterm.overflow.INTERVIEW_SUMMARY_PROMPT` with JSON
+  (:mod:`kit.longterm.overflow`). A model that raises, returns a non-str or returns
+  malformed JSON is replaced by :func:`~kit.longterm.overflow.rule_based_summary`;
+  ``summariser`` in the result says which ran ("model", "rules", "previous" when the
+  previous summary was reused without a call, or "none" when nothing overflowed) and
   ``fallback_reason`` why. Either summary is capped with
-  :func:`kit.structured.cap_structured` (a model may ignore the length it was asked for).
-- The builder is a pure function: turns in, a new :class:`InterviewContext` out.
+  :func:`kit.structured.cap_structured` (a model may ignore the length it was asked
+  for), which shortens the summary before it drops an open point.
+- Incremental update: built turn by turn, pass the last result as ``previous``. Its
+  summary already covers its overflow, so only the turns that *newly* overflow are sent,
+  with that summary, and the model rewrites it (each turn reaches the model once,
+  instead of the whole overflow on every call: the quadratic pattern of lesson 03).
+  A turn once folded stays folded. Without ``previous`` the whole overflow is sent.
+- The builder is a pure function: turns (and the previous result) in, a new
+  :class:`InterviewContext` out.
 """
 from __future__ import annotations
 
-import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kit.llm import PromptModel
-from kit.longterm.session import (MAX_SCORE, InterviewSession, InterviewTurn, as_turns,
-                                  render_turn, turn_to_dict)
+from kit.longterm.overflow import (DEFAULT_SUMMARY_CAP_CHARS, INTERVIEW_SUMMARY_PROMPT,
+                                   build_overflow_prompt, rule_based_summary, turn_span)
+from kit.longterm.session import InterviewSession, InterviewTurn, as_turns, render_turn
 from kit.memory.base import check_int
 from kit.structured import StructuredSummary, cap_structured, parse_structured_summary
 
-__all__ = ["InterviewContext", "build_interview_context", "INTERVIEW_SUMMARY_PROMPT",
-           "TURNS_MARKER", "build_overflow_prompt", "read_overflow_prompt",
-           "interview_summary_stub", "rule_based_summary", "FOLLOW_UP_BELOW",
-           "DEFAULT_BUDGET_CHARS", "DEFAULT_SUMMARY_CAP_CHARS"]
+__all__ = ["InterviewContext", "build_interview_context", "DEFAULT_BUDGET_CHARS"]
 
 DEFAULT_BUDGET_CHARS = 2200
-DEFAULT_SUMMARY_CAP_CHARS = 900
-FOLLOW_UP_BELOW = 6        # a turn scored below this (out of 10) leaves an open point
-TURNS_MARKER = "Earlier turns (JSON, oldest first):"
-
-INTERVIEW_SUMMARY_PROMPT = (
-    "You compress the earlier part of a mock technical interview so the interviewer can "
-    "go on without rereading it. Reply with exactly one JSON object and nothing else:\n"
-    '{"summary": "<non-empty string>", "open_points": ["<string>", ...]}\n'
-    "In summary keep, for every turn: its number, topic and score, the weaknesses and "
-    "strengths it showed, and every fact about the candidate's projects. In open_points "
-    "list what the interviewer should still follow up: questions answered weakly or not "
-    "at all, oldest first. Stay under 900 characters in total."
-)
-
-
-def build_overflow_prompt(turns: Sequence[InterviewTurn], first_number: int = 1,
-                          instructions: str = INTERVIEW_SUMMARY_PROMPT) -> str:
-    """``instructions``, a blank line, :data:`TURNS_MARKER`, then the turns as a JSON list
-    (:func:`~kit.longterm.session.turn_to_dict`, numbered from ``first_number``).
-    The turns travel as JSON so that no answer text can pass for an instruction line."""
-    payload = [turn_to_dict(t, first_number + i) for i, t in enumerate(turns)]
-    return f"{instructions}\n\n{TURNS_MARKER}\n{json.dumps(payload, ensure_ascii=False, indent=1)}"
-
-
-def read_overflow_prompt(prompt: str) -> list[dict]:
-    """The turn dicts of a prompt made by :func:`build_overflow_prompt` (for stub models).
-    Raises ValueError if the marker line or a JSON list after it is missing."""
-    if not isinstance(prompt, str):
-        raise TypeError(f"a prompt is a str, got {type(prompt).__name__}: {prompt!r:.60}")
-    head, sep, body = prompt.partition(f"\n{TURNS_MARKER}\n")
-    try:
-        turns = json.loads(body) if sep else None
-    except json.JSONDecodeError:
-        turns = None
-    if not isinstance(turns, list):
-        raise ValueError(f"not an overflow prompt (needs the line {TURNS_MARKER!r} and a JSON "
-                         f"list after it): {prompt[:60]!r}")
-    return turns
-
-
-def _first_sentence(text: str) -> str:
-    flat = " ".join(text.split())
-    for end in (". ", "! ", "? "):
-        if end in flat:
-            flat = flat.split(end, 1)[0] + end.strip()
-    return flat
-
-
-def interview_summary_stub(prompt: str) -> str:
-    """A deterministic prompt model answering :data:`INTERVIEW_SUMMARY_PROMPT`.
-
-    Per turn it writes "Turn n (topic, s/10): <first sentence of the answer>", then
-    the weaknesses and strengths; every turn scored below :data:`FOLLOW_UP_BELOW` gives
-    the open point "Turn n (topic): follow up on <weaknesses, or the question>".
-    Returns JSON (uncapped, like a wordy model). Raises ValueError for another prompt.
-    """
-    parts, points = [], []
-    for t in read_overflow_prompt(prompt):
-        line = f"Turn {t['number']} ({t['topic']}, {t['score']}/{MAX_SCORE}): {_first_sentence(t['answer'])}"
-        if t["weaknesses"]:
-            line += f" Weak: {', '.join(t['weaknesses'])}."
-        if t["strengths"]:
-            line += f" Strong: {', '.join(t['strengths'])}."
-        parts.append(line)
-        if t["score"] < FOLLOW_UP_BELOW:
-            what = ", ".join(t["weaknesses"]) or t["question"]
-            points.append(f"Turn {t['number']} ({t['topic']}): follow up on {what}")
-    return StructuredSummary(" ".join(parts) or "(no turns)", tuple(points)).to_json()
-
-
-def _span(first: int, last: int) -> str:
-    return f"turn {first}" if first == last else f"turns {first}-{last}"
-
-
-def _counted(labels: Counter) -> str:
-    return ", ".join(f"{label} ({n} turn{'s' if n > 1 else ''})"
-                     for label, n in sorted(labels.items(), key=lambda kv: -kv[1]))
-
-
-def rule_based_summary(turns: Sequence[InterviewTurn], first_number: int = 1) -> StructuredSummary:
-    """The fallback: a summary built from counts alone, no model.
-
-    Summary: the topics discussed in first-seen order with their number of turns and
-    average score, then the weaknesses and strengths seen with how many turns showed
-    them (most often first, ties in first-seen order). Open points: one per turn scored
-    below :data:`FOLLOW_UP_BELOW`. Uncapped. Raises ValueError for no turns.
-    """
-    turns = as_turns(turns)
-    if not turns:
-        raise ValueError("rule_based_summary needs at least one turn, got none")
-    scores: dict[str, list[int]] = {}
-    for t in turns:
-        scores.setdefault(t.topic, []).append(t.score)
-    topics = "; ".join(f"{topic} ({len(s)} turn{'s' if len(s) > 1 else ''}, "
-                       f"avg {sum(s) / len(s):.1f}/{MAX_SCORE})" for topic, s in scores.items())
-    text = f"{_span(first_number, first_number + len(turns) - 1).capitalize()} covered: {topics}."
-    weak = Counter(w for t in turns for w in t.weaknesses)
-    strong = Counter(s for t in turns for s in t.strengths)
-    if weak:
-        text += f" Weaknesses seen: {_counted(weak)}."
-    if strong:
-        text += f" Strengths seen: {_counted(strong)}."
-    points = tuple(f"Turn {first_number + i} ({t.topic}) scored {t.score}/{MAX_SCORE}: revisit "
-                   f"{', '.join(t.weaknesses) or 'the question'}"
-                   for i, t in enumerate(turns) if t.score < FOLLOW_UP_BELOW)
-    return StructuredSummary(text, points)
 
 
 @dataclass(frozen=True)
@@ -153,12 +52,16 @@ class InterviewContext:
     """What :func:`build_interview_context` built. Sizes are in characters.
 
     ``text``: the context; ``verbatim``: the newest turns kept word for word (oldest
-    first); ``overflow``: the older turns folded into ``summary`` (None if nothing
-    overflowed); ``summariser``: "model", "rules" or "none"; ``fallback_reason``: why
-    the rules ran ("" otherwise); ``verbatim_chars``: size of the verbatim blocks
-    (<= ``budget_chars``); ``summary_chars``: size of ``summary.render()``
-    (<= ``summary_cap_chars``); ``chars``: ``len(text)``, section titles included;
-    ``note``: anything unusual, in words.
+    first); ``overflow``: the older turns, all covered by ``summary`` (None if nothing
+    overflowed); ``summariser``: who wrote the summary's newest part, "model", "rules",
+    "previous" (the previous result's summary, reused without a call) or "none";
+    ``fallback_reason``: why the rules ran ("" otherwise); ``verbatim_chars``: size of
+    the verbatim blocks (<= ``budget_chars``); ``summary_chars``: size of
+    ``summary.render()`` (<= ``summary_cap_chars``); ``chars``: ``len(text)``, section
+    titles included; ``note``: anything unusual, in words; ``folded_now``: 1-based
+    numbers of the turns folded into the summary by *this* call (sent to the model, or
+    given to the rules); ``prompt_chars``: characters sent to the model by this call
+    (0 when it was not called).
     """
 
     text: str
@@ -173,10 +76,12 @@ class InterviewContext:
     budget_chars: int
     summary_cap_chars: int
     note: str = ""
+    folded_now: tuple[int, ...] = ()
+    prompt_chars: int = 0
 
     @property
     def overflow_numbers(self) -> tuple[int, ...]:
-        """1-based numbers of the turns folded into the summary."""
+        """1-based numbers of the turns the summary covers (folded into it)."""
         return tuple(range(1, len(self.overflow) + 1))
 
     @property
@@ -186,33 +91,71 @@ class InterviewContext:
         return tuple(range(start, start + len(self.verbatim)))
 
 
-def _summarise(overflow: tuple[InterviewTurn, ...], summariser: PromptModel | None,
-               prompt: str) -> tuple[StructuredSummary, str, str]:
-    if summariser is None:
-        return rule_based_summary(overflow), "rules", "no summariser given"
-    try:
-        reply = summariser(build_overflow_prompt(overflow, 1, prompt))
-        if not isinstance(reply, str):
-            raise TypeError(f"the summariser returned {type(reply).__name__}, not str")
-        return parse_structured_summary(reply), "model", ""
-    except Exception as exc:          # a failed model must not stop the interview
-        return rule_based_summary(overflow), "rules", f"{type(exc).__name__}: {exc}"
+def _summarise(new: tuple[InterviewTurn, ...], first_number: int,
+               current: StructuredSummary | None, summariser: PromptModel | None,
+               instructions: str) -> tuple[StructuredSummary, str, str, int]:
+    """Fold ``new`` (numbered from ``first_number``) into ``current``; returns (summary,
+    who wrote it, fallback reason, characters sent to the model)."""
+    sent, reason = 0, "no summariser given"
+    if summariser is not None:
+        prompt = build_overflow_prompt(new, first_number, instructions, current)
+        sent = len(prompt)
+        try:
+            reply = summariser(prompt)
+            if not isinstance(reply, str):
+                raise TypeError(f"the summariser returned {type(reply).__name__}, not str")
+            return parse_structured_summary(reply), "model", "", sent
+        except Exception as exc:          # a failed model must not stop the interview
+            reason = f"{type(exc).__name__}: {exc}"
+    summary = rule_based_summary(new, first_number)
+    if current is not None:               # the rules add to the summary, never replace it
+        summary = StructuredSummary(f"{current.summary} {summary.summary}",
+                                    current.open_points + summary.open_points)
+    return summary, "rules", reason, sent
+
+
+def _check_previous(previous: object, turns: tuple[InterviewTurn, ...]) -> int:
+    """How many leading turns ``previous`` has folded already (0 for None)."""
+    if previous is None:
+        return 0
+    if not isinstance(previous, InterviewContext):
+        raise TypeError(f"previous must be an InterviewContext or None, got "
+                        f"{type(previous).__name__}: {previous!r:.60}")
+    covered = len(previous.overflow)
+    if covered > len(turns):
+        raise ValueError(f"previous summarises {turn_span(1, covered)}, more than the "
+                         f"{len(turns)} turns given: build from scratch with previous=None")
+    if turns[:covered] != previous.overflow:
+        raise ValueError(f"previous summarises {turn_span(1, covered)}, but they are not the "
+                         f"first {covered} of the turns given (another session, or turns "
+                         f"changed): build from scratch with previous=None")
+    return covered
 
 
 def build_interview_context(turns: InterviewSession | Sequence[InterviewTurn],
                             summariser: PromptModel | None = None,
                             budget_chars: int = DEFAULT_BUDGET_CHARS,
                             summary_cap_chars: int = DEFAULT_SUMMARY_CAP_CHARS,
-                            prompt: str = INTERVIEW_SUMMARY_PROMPT) -> InterviewContext:
+                            prompt: str = INTERVIEW_SUMMARY_PROMPT,
+                            previous: InterviewContext | None = None) -> InterviewContext:
     """Build the interview context from ``turns`` (a session or turns, oldest first).
 
     ``summariser``: a prompt model ``str -> str`` returning the JSON of
     :data:`INTERVIEW_SUMMARY_PROMPT`, or None to use :func:`rule_based_summary`;
     ``budget_chars``: int >= 1, characters for the verbatim turns (default 2,200);
     ``summary_cap_chars``: int >= 10, cap on the rendered summary (default 900);
-    ``prompt``: the summariser's instructions. The summariser is called at most once,
-    only if some turn overflows. Raises TypeError/ValueError for bad arguments (never
-    for a failing summariser: that falls back to the rules).
+    ``prompt``: the summariser's instructions; ``previous``: the result of the last
+    call on the same turns minus the new ones, or None to build from scratch.
+
+    From scratch, the whole overflow is sent. With ``previous``, its summary already
+    covers ``previous.overflow``: only the turns that newly overflow are sent, together
+    with that summary (:func:`build_overflow_prompt`), and none at all when nothing new
+    overflows (``summariser`` is then "previous"). Turns ``previous`` folded stay folded,
+    even if a larger budget would now keep them verbatim. The rules, when they run,
+    append their summary of the new turns to the previous one. The summariser is called
+    at most once. Raises TypeError/ValueError for bad arguments, and ValueError when
+    ``previous.overflow`` is not the start of ``turns`` (never for a failing summariser:
+    that falls back to the rules).
     """
     turns = as_turns(turns)
     check_int("budget_chars", budget_chars, 1)
@@ -221,29 +164,40 @@ def build_interview_context(turns: InterviewSession | Sequence[InterviewTurn],
         raise TypeError(f"summariser must be callable str -> str or None, got {summariser!r:.60}")
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.60}")
-    blocks, used, note = [], 0, ""
+    covered = _check_previous(previous, turns)
+    kept, used, note = 0, 0, ""
     for number in range(len(turns), 0, -1):              # newest first
-        block = render_turn(turns[number - 1], number)
-        cost = len(block) + (2 if blocks else 0)         # the blank line between blocks
-        if used + cost > budget_chars:
-            if not blocks:
-                note = (f"the newest turn alone has {len(block)} characters, more than the "
+        cost = len(render_turn(turns[number - 1], number)) + (2 if kept else 0)
+        if used + cost > budget_chars:                   # 2: the blank line between blocks
+            if not kept:
+                note = (f"the newest turn alone has {cost} characters, more than the "
                         f"budget of {budget_chars}; it is summarised too")
             break
-        blocks.insert(0, block)
-        used += cost
-    split = len(turns) - len(blocks)
+        if number <= covered:                            # it would fit, but is folded
+            note = (f"{turn_span(1, covered)} {'was' if covered == 1 else 'were'} folded by an "
+                    f"earlier call and stay{'s' * (covered == 1)} in the summary, although "
+                    f"the budget would keep turn {number} verbatim")
+            break
+        kept, used = kept + 1, used + cost
+    split = len(turns) - kept
     overflow, verbatim = turns[:split], turns[split:]
-    summary, ran, reason = None, "none", ""
+    summary, ran, reason, folded, sent = None, "none", "", (), 0
+    if split > covered:
+        current = previous.summary if previous is not None else None
+        summary, ran, reason, sent = _summarise(overflow[covered:], covered + 1, current,
+                                                summariser, prompt)
+        folded = tuple(range(covered + 1, split + 1))
+    elif split:                                          # nothing new: reuse, no call
+        summary, ran = previous.summary, "previous"
     sections = []
-    if overflow:
-        summary, ran, reason = _summarise(overflow, summariser, prompt)
+    if summary is not None:
         summary = cap_structured(summary, summary_cap_chars)
-        sections.append(f"Earlier in this interview ({_span(1, split)}, summarised):\n"
+        sections.append(f"Earlier in this interview ({turn_span(1, split)}, summarised):\n"
                         f"{summary.render()}")
-    if blocks:
+    if verbatim:
+        blocks = [render_turn(t, number) for number, t in enumerate(verbatim, split + 1)]
         sections.append("Recent turns (verbatim):\n" + "\n\n".join(blocks))
     text = "\n\n".join(sections)
     return InterviewContext(text, verbatim, overflow, summary, ran, reason, used,
                             summary.chars if summary else 0, len(text), budget_chars,
-                            summary_cap_chars, note)
+                            summary_cap_chars, note, folded, sent)

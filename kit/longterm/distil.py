@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 
 from kit.llm import PromptModel
-from kit.longterm.context import FOLLOW_UP_BELOW
+from kit.longterm.overflow import FOLLOW_UP_BELOW
 from kit.longterm.session import MAX_SCORE, InterviewSession, _one_line, turn_to_dict
 from kit.longterm.profile import DEFAULT_MIN_SUPPORT, Profile, count_evidence, merge_profiles
 from kit.memory.base import check_int
