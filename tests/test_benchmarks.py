@@ -22,19 +22,31 @@ def test_memory_add_benchmark_prints_its_table():
 
 
 def test_hierarchical_benchmark_prints_its_table():
+    from kit.hierarchical import (build_batch_prompt, first_sentence_summariser,
+                                  hierarchical_summary, sample_items)
+    from kit.tokens import approx_tokens
+
     done = subprocess.run([sys.executable, "benchmarks/hierarchical.py", "--sizes", "10", "1000",
                            "--window", "2000", "--batch-size", "20"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert lines[0].split()[:3] == ["items", "strategy", "largest"]
+    assert re.split(r"\s{2,}", lines[0]) == ["items", "strategy", "largest prompt (tokens)",
+                                             "model calls", "levels", "carried (no call)",
+                                             "time (ms)", "fits window"]
     rows = [re.split(r"\s{2,}", line) for line in lines[2:-1]]
     assert [row[:2] for row in rows] == [["10", "single pass"], ["10", "map-reduce"],
                                          ["1,000", "single pass"], ["1,000", "map-reduce"]]
-    assert rows[2][3:5] == ["0", "0"] and rows[2][-1] == "no (over window, not sent)"
-    assert int(rows[2][2].replace(",", "")) > 2000          # the size it would have had
+    items = sample_items(1000)                               # the benchmark's items
+    single = approx_tokens(build_batch_prompt([(it.id, it.text) for it in items]))
+    assert rows[2][2:6] == [f"{single:,}", "0", "0", "0"]    # the size it would have had
+    assert rows[2][-1] == "no (over window, not sent)" and single > 2000
+    mapreduce = hierarchical_summary(items, first_sentence_summariser, window=2000,
+                                     batch_size=20)
+    assert rows[3][2:6] == [f"{mapreduce.largest_prompt_tokens:,}", str(mapreduce.calls),
+                            str(len(mapreduce.levels)), str(mapreduce.carried)]
     assert all(row[-1] == "yes" for row in (rows[0], rows[1], rows[3]))
-    assert int(rows[3][2].replace(",", "")) <= 2000 and int(rows[3][3]) >= 1000 // 20
+    assert mapreduce.largest_prompt_tokens <= 2000 and mapreduce.calls >= 1000 // 20
     assert lines[-1] == "window 2,000 tokens, batch size 20"
 
 

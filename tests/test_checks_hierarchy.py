@@ -1,12 +1,16 @@
-"""The lesson-05 checkers accept the right answers and reject the typical wrong ones."""
+"""The lesson-05 checkers accept the right answers and reject the typical wrong ones.
+
+kit.checks.batching checks exercise 1 (make_batches), kit.checks.hierarchy exercise 2
+(reduce_until_fits).
+"""
 from __future__ import annotations
 
 import pytest
 
-from kit.checks import CheckFailed
-from kit.checks import hierarchy
-from kit.checks.hierarchy import check_make_batches, check_reduce_until_fits, reference_reduce
-from kit.hierarchical import plan_batches
+from kit.checks import CheckFailed, batching, hierarchy
+from kit.checks.batching import check_make_batches
+from kit.checks.hierarchy import check_reduce_until_fits, reference_reduce
+from kit.hierarchical import hierarchical_summary, plan_batches
 
 
 # -- make_batches(sizes, room, batch_size) -----------------------------------------------
@@ -185,22 +189,37 @@ def test_make_batches_wrong_answers_fail_with_hint(wrong, hints, rejects):
 
 
 def test_make_batches_cases_agree_with_kit():
-    for sizes, room, batch_size, want, _ in hierarchy._BATCH_CASES:
+    for sizes, room, batch_size, want, _ in batching._BATCH_CASES:
         assert [list(range(a, b)) for a, b in plan_batches(sizes, room, batch_size)] == want
-    for sizes, room, batch_size, bad in hierarchy._OVERSIZE_CASES:
+    for sizes, room, batch_size, bad in batching._OVERSIZE_CASES:
         with pytest.raises(ValueError, match=f"entry {bad} needs {sizes[bad]}"):
             plan_batches(sizes, room, batch_size)
 
 
 def test_make_batches_cases_cover_the_traps():
-    cases = hierarchy._BATCH_CASES
+    cases = batching._BATCH_CASES
     assert any(sum(sizes[i] for i in want[0]) == room for sizes, room, _, want, _ in cases)
     assert any(len(want[0]) == bs and sum(sizes) < room for sizes, room, bs, want, _ in cases)
     assert any(0 in sizes for sizes, *_ in cases) and any(not sizes for sizes, *_ in cases)
-    assert {bad for _, _, _, bad in hierarchy._OVERSIZE_CASES} >= {0, 2}
+    assert {bad for _, _, _, bad in batching._OVERSIZE_CASES} >= {0, 2}
 
 
 # -- reduce_until_fits(summaries, summarise_batch, fits, max_rounds) ---------------------
+def _pack(level, fits):
+    batches = [[level[0]]]
+    for summary in level[1:]:
+        if fits(batches[-1] + [summary]):
+            batches[-1].append(summary)
+        else:
+            batches.append([summary])
+    return batches
+
+
+def _round(batches, summarise_batch):
+    """Merge each batch of two or more with one call; carry a batch of one up."""
+    return [batch[0] if len(batch) == 1 else summarise_batch(batch) for batch in batches]
+
+
 def reduce_until_fits(summaries, summarise_batch, fits, max_rounds):
     level = list(summaries)
     for _ in range(max_rounds):
@@ -214,7 +233,7 @@ def reduce_until_fits(summaries, summarise_batch, fits, max_rounds):
                 batches.append([summary])
         if all(len(batch) == 1 for batch in batches):
             break
-        level = [summarise_batch(batch) for batch in batches]
+        level = [summarise_batch(b) if len(b) > 1 else b[0] for b in batches]
     return level
 
 
@@ -230,25 +249,38 @@ def reduce_while_loop(summaries, summarise_batch, fits, max_rounds):  # another 
         batches.append(batch)
         if len(batches) == len(level):
             break
-        level = [summarise_batch(b) for b in batches]
+        level = _round(batches, summarise_batch)
         rounds += 1
     return level
 
 
-def _pack(level, fits):
-    batches = [[level[0]]]
-    for summary in level[1:]:
-        if fits(batches[-1] + [summary]):
-            batches[-1].append(summary)
-        else:
-            batches.append([summary])
-    return batches
+def reduce_checks_after_the_round(summaries, summarise_batch, fits, max_rounds):
+    # right too: a round that merges nothing carries every summary, so it made no call
+    level = list(summaries)
+    for _ in range(max_rounds):
+        new = _round(_pack(level, fits), summarise_batch) if len(level) > 1 else level
+        if len(new) == len(level):
+            break
+        level = new
+    return level
+
+
+def reduce_summarises_singletons(summaries, summarise_batch, fits, max_rounds):
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches = _pack(level, fits)
+        if len(batches) == len(level):
+            break
+        level = [summarise_batch(b) for b in batches]       # a batch of one too
+    return level
 
 
 def reduce_unbounded(summaries, summarise_batch, fits, max_rounds):   # no bound, no progress check
     level = list(summaries)
     while len(level) > 1:
-        level = [summarise_batch(b) for b in _pack(level, fits)]
+        level = _round(_pack(level, fits), summarise_batch)
     return level
 
 
@@ -257,19 +289,7 @@ def reduce_no_progress_check(summaries, summarise_batch, fits, max_rounds):  # b
     for _ in range(max_rounds):
         if len(level) == 1:
             break
-        level = [summarise_batch(b) for b in _pack(level, fits)]
-    return level
-
-
-def reduce_checks_after_calling(summaries, summarise_batch, fits, max_rounds):
-    level = list(summaries)
-    for _ in range(max_rounds):
-        if len(level) == 1:
-            break
-        new = [summarise_batch(b) for b in _pack(level, fits)]
-        if len(new) == len(level):
-            break
-        level = new
+        level = _round(_pack(level, fits), summarise_batch)
     return level
 
 
@@ -279,7 +299,7 @@ def reduce_ignores_max_rounds(summaries, summarise_batch, fits, max_rounds):
         batches = _pack(level, fits)
         if len(batches) == len(level):
             break
-        level = [summarise_batch(b) for b in batches]
+        level = _round(batches, summarise_batch)
     return level
 
 
@@ -304,7 +324,7 @@ def reduce_forgets_last_batch(summaries, summarise_batch, fits, max_rounds):
             batch.append(summary)
         if len(batches) + 1 == len(level):
             break
-        level = [summarise_batch(b) for b in batches]     # the last batch never joins
+        level = _round(batches, summarise_batch)             # the last batch never joins
     return level
 
 
@@ -316,7 +336,7 @@ def reduce_keeps_first_when_stuck(summaries, summarise_batch, fits, max_rounds):
         batches = _pack(level, fits)
         if len(batches) == len(level):
             return level[:1]                                # the rest is lost
-        level = [summarise_batch(b) for b in batches]
+        level = _round(batches, summarise_batch)
     return level
 
 
@@ -339,11 +359,11 @@ def reduce_overfills(summaries, summarise_batch, fits, max_rounds):  # tests bef
         batches.append(batch)
         if len(batches) == len(level):
             break
-        level = [summarise_batch(b) for b in batches]
+        level = _round(batches, summarise_batch)
     return level
 
 
-def reduce_skips_singletons(summaries, summarise_batch, fits, max_rounds):
+def reduce_drops_singletons(summaries, summarise_batch, fits, max_rounds):
     level = list(summaries)
     for _ in range(max_rounds):
         if len(level) == 1:
@@ -351,7 +371,7 @@ def reduce_skips_singletons(summaries, summarise_batch, fits, max_rounds):
         batches = _pack(level, fits)
         if len(batches) == len(level):
             break
-        level = [summarise_batch(b) if len(b) > 1 else b[0] for b in batches]
+        level = [summarise_batch(b) for b in batches if len(b) > 1]   # s7 is lost
     return level
 
 
@@ -367,7 +387,7 @@ def reduce_passes_text(summaries, summarise_batch, fits, max_rounds):  # a promp
         batches = _pack(level, fits)
         if len(batches) == len(level):
             break
-        level = [summarise_batch("\n".join(b)) for b in batches]
+        level = [summarise_batch("\n".join(b)) if len(b) > 1 else b[0] for b in batches]
     return level
 
 
@@ -378,7 +398,7 @@ def reduce_fits_on_text(summaries, summarise_batch, fits, max_rounds):
 
 def reduce_swallows(summaries, summarise_batch, fits, max_rounds):   # hides the guard
     try:
-        return reduce_unbounded(summaries, summarise_batch, fits, max_rounds)
+        return reduce_summarises_singletons(summaries, summarise_batch, fits, max_rounds)
     except Exception:
         return list(summaries)
 
@@ -409,7 +429,20 @@ def reduce_empty_first_batch(summaries, summarise_batch, fits, max_rounds):
         batches.append(batch)
         if len(batches) >= len(level):
             break
-        level = [summarise_batch(b) for b in batches]
+        level = [summarise_batch(b) if len(b) != 1 else b[0] for b in batches]
+    return level
+
+
+def reduce_calls_twice(summaries, summarise_batch, fits, max_rounds):   # a retry "to be safe"
+    level = list(summaries)
+    for _ in range(max_rounds):
+        if len(level) == 1:
+            break
+        batches = _pack(level, fits)
+        if len(batches) == len(level):
+            break
+        level = [b[0] if len(b) == 1 else (summarise_batch(b), summarise_batch(b))[1]
+                 for b in batches]
     return level
 
 
@@ -417,20 +450,24 @@ def reduce_stub(summaries, summarise_batch, fits, max_rounds):
     raise NotImplementedError("Exercise: write your answer here")
 
 
-@pytest.mark.parametrize("answer", [reduce_until_fits, reduce_while_loop, reference_reduce])
+@pytest.mark.parametrize("answer", [reduce_until_fits, reduce_while_loop,
+                                    reduce_checks_after_the_round, reference_reduce])
 def test_reduce_right_answers_pass(answer, passes):
     passes(check_reduce_until_fits, answer, "reduce_until_fits")
 
 
 @pytest.mark.parametrize("wrong, hints", [
+    (reduce_summarises_singletons, ["reduce_until_fits(['s1', 's2', 's3', 's4', 's5', 's6', "
+                                    "'s7'], a summariser, fits <= 3 summaries, max_rounds=5): "
+                                    "summarise_batch was called on a batch of one summary, "
+                                    "['s7']", "the call is wasted",
+                                    "Carry a lone summary up to the next round unchanged"]),
     (reduce_unbounded, ["a summariser that does not shrink, fits <= 12 words, max_rounds=1000): "
-                        "summarise_batch was called 200 times and the loop goes on",
-                        "Stop the loop then, before calling"]),
-    (reduce_no_progress_check, ["max_rounds=1000): summarise_batch was called 200 times",
-                                "a round can merge nothing"]),
-    (reduce_checks_after_calling, ["max_rounds=1000) returned the right summaries but called "
-                                   "summarise_batch 4 times, expected 2",
-                                   "Decide before calling"]),
+                        "fits was called 100,000 times and the loop goes on",
+                        "stop when a round can merge nothing"]),
+    (reduce_no_progress_check, ["max_rounds=1000) returned the right summaries but called "
+                                "fits 1,002 times, where 4 calls are enough",
+                                "after a round that merged nothing your loop went on"]),
     (reduce_ignores_max_rounds, ["max_rounds=1) should return 3 summaries",
                                  "max_rounds=1 allows exactly 1 round:"]),
     (reduce_one_round_short, ["max_rounds=1) should return 3 summaries", "got 7",
@@ -444,16 +481,17 @@ def test_reduce_right_answers_pass(answer, passes):
                                "return the summaries left as a list"]),
     (reduce_overfills, ["summarise_batch was called with a batch that does not fit",
                         "4 summaries, the limit is 3", "fits(batch + [next])"]),
-    (reduce_skips_singletons, ["should return ['((s1+s2+s3)+(s4+s5+s6)+(s7))']",
-                               "you made 3 call(s), expected 4", "a batch of one included"]),
+    (reduce_drops_singletons, ["summaries ['s7'] are lost"]),
     (reduce_joined_string, ["should return a list of the summaries left (str), got str"]),
     (reduce_passes_text, ["summarise_batch takes a list of summaries (str), got str"]),
     (reduce_fits_on_text, ["fits takes one argument, a list of summaries",
                            "it was called as fits('s1 s2')"]),
-    (reduce_swallows, ["summarise_batch was called 200 times"]),
+    (reduce_swallows, ["summarise_batch was called on a batch of one summary"]),
     (reduce_mutating, ["changed the summaries list in place"]),
     (reduce_returns_input, ["returned the input list itself"]),
     (reduce_empty_first_batch, ["summarise_batch was called with an empty batch"]),
+    (reduce_calls_twice, ["called summarise_batch 6 times, expected 3",
+                          "only once per batch"]),
     (reduce_stub, ["not written yet"]),
 ])
 def test_reduce_wrong_answers_fail_with_hint(wrong, hints, rejects):
@@ -485,13 +523,26 @@ def test_reduce_cases_exercise_every_stop():
 def test_reduce_seven_summaries_make_the_lesson_tree():
     model = hierarchy._Model("tag")
     assert reference_reduce(hierarchy._SEVEN, model, lambda b: len(b) <= 3, 5) == [
-        hierarchy._SEVEN_DONE]
-    assert model.batches == [["s1", "s2", "s3"], ["s4", "s5", "s6"], ["s7"],
-                             ["(s1+s2+s3)", "(s4+s5+s6)", "(s7)"]]
+        hierarchy._SEVEN_DONE] == ["((s1+s2+s3)+(s4+s5+s6)+s7)"]
+    assert model.batches == [["s1", "s2", "s3"], ["s4", "s5", "s6"],
+                             ["(s1+s2+s3)", "(s4+s5+s6)", "s7"]]    # s7 carried: 3 calls
+
+
+def test_reduce_carries_like_the_kit():
+    """The exercise's rule is the kit's: on the same batches, the kit carries the same
+    summaries up and makes the same number of calls."""
+    items = [(f"m{n}", f"Fact {n}.") for n in range(1, 6)]
+    kit_result = hierarchical_summary(items, lambda prompt: "x.", batch_size=2, window=1000)
+    level1 = [s.id for s in kit_result.levels[0]]                 # 3 summaries, as in kit
+    model = hierarchy._Model("tag")
+    assert reference_reduce(level1, model, lambda b: len(b) <= 2, 5) == [
+        "((L1.1+L1.2)+L1.3)"]
+    assert len(model.batches) == kit_result.calls - len(level1) == 2
+    assert [s.carried for s in kit_result.levels[1]] == [False, True]
 
 
 def test_a_guard_failure_caught_by_the_learner_is_still_reported():
-    with pytest.raises(CheckFailed, match="called 200 times"):
+    with pytest.raises(CheckFailed, match="called on a batch of one summary"):
         check_reduce_until_fits(reduce_swallows)
 
 

@@ -1,4 +1,4 @@
-"""Unit tests of kit/hierarchical.py: map-reduce summarization within a context window.
+"""Unit tests of kit/hierarchical/: map-reduce summarization within a context window.
 
 Every run is wrapped in :class:`Recorder`, which measures each prompt the summariser
 receives with the run's own measure, so "no prompt is over the window" is checked on
@@ -10,10 +10,11 @@ from itertools import chain
 
 import pytest
 
+import kit.hierarchical
 from kit.hierarchical import (HIERARCHY_PROMPT, ITEMS_HEADER, SUMMARIES_HEADER, MemoryItem,
                               ShrinkingStub, Summary, WindowExceededError, build_batch_prompt,
                               first_sentence_summariser, hierarchical_summary,
-                              parse_batch_prompt, plan_batches)
+                              parse_batch_prompt, plan_batches, sample_items)
 from kit.llm import CountingLLM, FailingLLM, ScriptedLLM
 from kit.tokens import CallCounter, approx_tokens, count_words, tiktoken_counter
 
@@ -52,7 +53,9 @@ def generated(count, seed=0):
 
 
 def assert_coverage(result, ids):
-    """Every complete level covers every item once, in order; the tree links agree."""
+    """Every complete level covers every item once, in order; the tree links agree; a
+    summary above level 1 is carried exactly when it has one child, and then it is that
+    child unchanged, made without a call."""
     for level in result.levels:
         assert list(chain.from_iterable(s.source_ids for s in level)) == ids
     assert list(chain.from_iterable(s.children for s in result.levels[0])) == ids
@@ -62,6 +65,13 @@ def assert_coverage(result, ids):
         for summary in upper:
             assert summary.source_ids == tuple(chain.from_iterable(
                 by_id[c].source_ids for c in summary.children))
+            assert summary.carried == (len(summary.children) == 1)
+            if summary.carried:
+                child = by_id[summary.children[0]]
+                assert (summary.text, summary.tokens, summary.prompt_tokens) == (
+                    child.text, child.tokens, 0)
+    assert not any(s.carried for s in result.levels[0])
+    assert result.calls == sum(not s.carried for s in result.summaries)
 
 
 # --- the worked example: 7 items, batch_size 3 ------------------------------------------
@@ -113,7 +123,52 @@ def test_result_table_has_one_row_per_summary():
     assert table.column("summarises") == ["m1 .. m3 (3)", "m4 .. m6 (3)", "m7",
                                           "L1.1 .. L1.3 (3)"]
     assert table.column("items covered") == [3, 3, 1, 7]
-    assert "size (tokens)" in table.columns
+    assert table.column("size (tokens)") == [s.tokens for s in result.summaries]
+    assert table.column("model call") == ["yes"] * 4
+
+
+# --- a lone summary is carried up, without a call ---------------------------------------
+
+def test_a_lone_summary_is_carried_up_unchanged_without_a_call():
+    # 5 items in pairs: L1.3 (m5) is alone at level 2, so L2.2 carries it; level 3 merges
+    model = Recorder(first_sentence_summariser)
+    result = hierarchical_summary(SEVEN[:5], model, batch_size=2, window=1000)
+    assert [[s.id for s in level] for level in result.levels] == [
+        ["L1.1", "L1.2", "L1.3"], ["L2.1", "L2.2"], ["L3.1"]]
+    l13, l22 = result.levels[0][2], result.levels[1][1]
+    assert l22 == Summary(2, "Eli set a budget of 900 euros.", ("m5",), l13.tokens, "L2.2",
+                          ("L1.3",), 0, carried=True)
+    assert l13.text == l22.text and not l13.carried and l13.children == ("m5",)
+    assert result.calls == 5 == len(model.prompts) and result.carried == 1
+    # the calls, in order: three map batches, one reduce of L1.1 + L1.2, then level 3
+    assert [parse_batch_prompt(p) for p in model.prompts][3:] == [
+        [("L1.1", "Asha prefers window seats. Ben is allergic to peanuts."),
+         ("L1.2", "Chen paid invoice 4411. Dara moved the meeting to day 12.")],
+        [("L2.1", "Asha prefers window seats. Chen paid invoice 4411."),
+         ("L2.2", "Eli set a budget of 900 euros.")]]
+    assert result.summary == "Asha prefers window seats. Eli set a budget of 900 euros."
+    assert result.largest_prompt_tokens == max(model.sizes)
+    assert result.table().column("model call") == ["yes"] * 4 + ["no, carried", "yes"]
+    assert_coverage(result, [i for i, _ in SEVEN[:5]])
+
+
+def test_a_lone_item_is_still_summarised():
+    model = Recorder(ShrinkingStub(0.5))
+    result = hierarchical_summary(SEVEN[:1], model, window=1000)
+    assert result.calls == 1 and not result.levels[0][0].carried
+    assert result.summary == "Asha prefers window seats."
+
+
+def test_carrying_saves_exactly_the_lone_batches():
+    # 7 items, batch_size 2: 4 -> 2 -> 1, no lone summary; 6 items: 3 -> 2 (one carried)
+    # -> 1; 13 items: 7 -> 4 (L2.4 carries L1.7) -> 2 -> 1
+    runs = {n: hierarchical_summary(generated(n, seed=1), ShrinkingStub(0.5), batch_size=2,
+                                    window=1000) for n in (7, 6, 13)}
+    assert {n: [len(level) for level in r.levels] for n, r in runs.items()} == {
+        7: [4, 2, 1], 6: [3, 2, 1], 13: [7, 4, 2, 1]}
+    assert {n: (r.calls, r.carried) for n, r in runs.items()} == {
+        7: (7, 0), 6: (5, 1), 13: (13, 1)}
+    assert runs[13].levels[1][3].children == ("L1.7",) and runs[13].levels[1][3].carried
 
 
 # --- batching by count and by tokens ----------------------------------------------------
@@ -266,6 +321,17 @@ def test_growing_summariser_stops_before_sending_an_oversized_prompt(grow, reaso
     assert_coverage(result, [i for i, _ in generated(30)])
 
 
+def test_carried_summaries_do_not_count_as_progress():
+    # 3 summaries that no two fit together: level 2 would carry each of them, so the
+    # run stops before it (no level of copies, no call)
+    items = [(f"m{n}", " ".join(["word"] * 10)) for n in range(15)]
+    model = Recorder(ShrinkingStub(1.0), count_words)
+    window = head_size(count_words) + 60
+    result = hierarchical_summary(items, model, window=window, batch_size=10, measure=count_words)
+    assert [len(level) for level in result.levels] == [3] and result.carried == 0
+    assert result.reason.startswith("no progress: level 2 would hold each of the 3")
+
+
 def test_max_rounds_stops_with_the_top_level_flagged():
     result = hierarchical_summary(SEVEN, first_sentence_summariser, batch_size=2, window=1000,
                                   max_rounds=2)
@@ -382,3 +448,46 @@ def test_shrinking_stub_keeps_a_share_of_the_words():
 def test_shrinking_stub_refuses_a_bad_ratio(ratio):
     with pytest.raises(ValueError, match="ratio must be a number in"):
         ShrinkingStub(ratio)
+
+
+# --- the sample items -------------------------------------------------------------------
+
+def test_sample_items_are_deterministic_with_unique_ids():
+    items = sample_items(500)
+    assert items == sample_items(500) and items == sample_items(500, seed=0)
+    assert [item.id for item in items] == [f"m{n}" for n in range(1, 501)]
+    assert len({item.text for item in items}) > 400      # varied, not one text repeated
+    assert items[0] == MemoryItem("m1", "Goran wants the report by day 1663. "
+                                        "No follow-up is needed.")
+    assert sample_items(500, seed=1) != items
+    assert sample_items(40) == items[:40] and sample_items(0) == []
+
+
+def test_sample_items_are_two_sentences_of_11_to_16_tokens():
+    items = sample_items(1000, seed=7)
+    assert all(item.text.count(". ") == 1 and item.text.endswith(".") for item in items)
+    sizes = [approx_tokens(item.text) for item in items]
+    assert (min(sizes), max(sizes)) == (11, 16)
+
+
+@pytest.mark.parametrize("n, error, message", [
+    (-1, ValueError, "n must be >= 0, got -1"),
+    (2.5, TypeError, "n must be an int, got float"),
+    (True, TypeError, "n must be an int, got bool"),
+])
+def test_sample_items_refuses_a_bad_count(n, error, message):
+    with pytest.raises(error, match=message):
+        sample_items(n)
+
+
+def test_every_public_name_is_importable_from_the_package():
+    namespace = {}
+    exec("from kit.hierarchical import *", namespace)
+    # the names of the one-module kit.hierarchical, before it became a package
+    before = {"MemoryItem", "Summary", "HierarchyResult", "WindowExceededError", "DEPTHS",
+              "HIERARCHY_PROMPT", "ITEMS_HEADER", "SUMMARIES_HEADER", "as_items",
+              "build_batch_prompt", "parse_batch_prompt", "plan_batches",
+              "hierarchical_summary", "first_sentence_summariser", "ShrinkingStub"}
+    assert set(kit.hierarchical.__all__) == before | {"sample_items"}
+    assert set(kit.hierarchical.__all__) <= set(namespace)
+    assert namespace["hierarchical_summary"] is hierarchical_summary

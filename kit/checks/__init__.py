@@ -9,8 +9,8 @@ wrong order). One module per concept:
 - :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
 - :mod:`kit.checks.robust`: lesson 04 (robust summary memory: a compaction with a
   fallback, and how far to fold with hysteresis).
-- :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical summarisation: batching and
-  the reduce loop).
+- :mod:`kit.checks.batching` and :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical
+  summarisation: packing items into batches, the reduce loop and when it stops).
 - :mod:`kit.checks.verbatim` and :mod:`kit.checks.evidence`: lesson 06 (long-term
   memory: the verbatim split by a character budget, the profile merge across sessions).
 - :mod:`kit.checks.rag`: lesson 07 (the RAG chatbot: citation parsing, the query-rewrite
