@@ -1,0 +1,337 @@
+"""Long conversations with annotated questions, and a loader for LoCoMo files.
+
+A :class:`LongConversation` is two named speakers talking over many dated sessions
+(:class:`LongTurn`), plus questions (:class:`Question`) that each name the turns
+holding their answer (``evidence``). It is the input of the memory-policy evaluator
+(:mod:`kit.memory_eval`); :mod:`kit.synthetic` generates one, :func:`load_locomo`
+reads one released by LoCoMo (Maharana et al., "Evaluating Very Long-Term
+Conversational Memory of LLM Agents", ACL 2024; ``snap-research/locomo``).
+
+The LoCoMo format, as read here (one conversation per file):
+
+- ``speaker_a``, ``speaker_b``: the two names. speaker_a plays the "user" role,
+  speaker_b the "assistant" (:meth:`LongConversation.role_of`).
+- ``session_N`` (N from 1): a list of turns ``{"speaker", "dia_id", "text"}``;
+  ``session_N_date_time``: when session N took place (``"1:56 pm on 8 May, 2023"``).
+  A date may exist without its session (kept in ``session_dates``); a session
+  without a date is an error.
+- A turn that shares a photo carries ``blip_caption`` (and ``img_url``). The caption
+  is appended to the text as ``" [shares a photo: <caption>]"``: some questions are
+  about what a photo showed, and LoCoMo's own baselines give the model the caption
+  too. Pass ``captions=False`` to read the bare text.
+- ``qa``: ``{"question", "answer", "evidence": ["D1:3", ...], "category"}``;
+  categories 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial
+  (no answer in the conversation; ``adversarial_answer`` is the tempting wrong one).
+  Numeric answers (``2022``) become strings; surrounding spaces are stripped.
+- The released ``locomo10.json`` nests the speakers and sessions under
+  ``conversation`` next to ``qa`` and ``sample_id``; that layout is read too.
+
+Annotation slips are kept, not fatal: an evidence item holding several ids
+(``"D8:6; D9:17"``) is split, and an id that names no turn moves to the question's
+``missing_evidence``; both are listed in ``LongConversation.notes``. Anything else
+that does not fit raises :class:`LocomoFormatError` naming the file and the field.
+Nothing is ever downloaded.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+__all__ = ["LongTurn", "Question", "LongConversation", "LocomoFormatError", "CATEGORIES",
+           "load_locomo", "load_locomo_all", "load_locomo_dir"]
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_DIA_ID = re.compile(r"D(\d+):(\d+)")
+_SESSION = re.compile(r"session_(\d+)")
+_SESSION_DATE = re.compile(r"session_(\d+)_date_time")
+
+
+@dataclass(frozen=True)
+class LongTurn:
+    """One turn: ``dia_id`` ("D<session>:<n>"), who said it, the text, its session
+    number (from 1) and that session's date (as written, e.g. "1:56 pm on 8 May, 2023")."""
+
+    dia_id: str
+    speaker: str
+    text: str
+    session: int
+    date: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question about the conversation.
+
+    ``answer``: the expected answer (None for most adversarial questions);
+    ``evidence``: dia ids of the turns that hold the answer, each naming a turn of the
+    conversation (may be empty: some open-domain questions have none); ``category``:
+    1-5, see :data:`CATEGORIES`; ``adversarial_answer``: for category 5, the wrong
+    answer the question tempts; ``missing_evidence``: annotated ids that name no turn.
+    """
+
+    question: str
+    answer: str | None
+    evidence: tuple[str, ...]
+    category: int
+    adversarial_answer: str | None = None
+    missing_evidence: tuple[str, ...] = ()
+
+    @property
+    def adversarial(self) -> bool:
+        return self.category == 5
+
+
+@dataclass(frozen=True)
+class LongConversation:
+    """Two speakers, their turns in order, the questions and the session dates.
+
+    ``speakers``: (speaker_a, speaker_b); ``session_dates``: session number -> date,
+    possibly for sessions without turns; ``notes``: annotation slips the loader
+    repaired or recorded. Raises ValueError if a turn's speaker is not one of the two,
+    a dia id repeats, or a question's evidence names no turn.
+    """
+
+    name: str
+    speakers: tuple[str, str]
+    turns: tuple[LongTurn, ...]
+    questions: tuple[Question, ...]
+    session_dates: dict[int, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.speakers) != 2 or self.speakers[0] == self.speakers[1]:
+            raise ValueError(f"speakers must be two different names, got {self.speakers!r}")
+        for turn in self.turns:
+            if turn.speaker not in self.speakers:
+                raise ValueError(f"turn {turn.dia_id}: speaker {turn.speaker!r} is not one of "
+                                 f"{self.speakers}")
+        if len(self._index) != len(self.turns):
+            ids = [t.dia_id for t in self.turns]
+            twice = next(i for i in ids if ids.count(i) > 1)
+            raise ValueError(f"dia id {twice!r} names more than one turn")
+        for i, q in enumerate(self.questions):
+            unknown = [e for e in q.evidence if e not in self._index]
+            if unknown:
+                raise ValueError(f"question {i} ({q.question!r:.50}): evidence {unknown} names "
+                                 f"no turn; list such ids in missing_evidence")
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {turn.dia_id: i for i, turn in enumerate(self.turns)}
+
+    def turn(self, dia_id: str) -> LongTurn:
+        """The turn with this dia id. Raises KeyError naming it."""
+        if dia_id not in self._index:
+            raise KeyError(f"no turn {dia_id!r} in conversation {self.name!r}")
+        return self.turns[self._index[dia_id]]
+
+    def position(self, dia_id: str) -> int:
+        """The turn's 1-based position in the conversation: its message number when
+        the turns are added to a fresh memory in order. Raises KeyError."""
+        self.turn(dia_id)
+        return self._index[dia_id] + 1
+
+    def role_of(self, speaker: str) -> str:
+        """"user" for speaker_a, "assistant" for speaker_b. Raises ValueError otherwise."""
+        if speaker not in self.speakers:
+            raise ValueError(f"{speaker!r} is not a speaker of {self.name!r} {self.speakers}")
+        return "user" if speaker == self.speakers[0] else "assistant"
+
+    @property
+    def sessions(self) -> tuple[int, ...]:
+        """Numbers of the sessions that have turns, in order."""
+        return tuple(sorted({t.session for t in self.turns}))
+
+    @property
+    def missing_evidence(self) -> dict[int, tuple[str, ...]]:
+        """Question index -> annotated evidence ids that name no turn."""
+        return {i: q.missing_evidence for i, q in enumerate(self.questions) if q.missing_evidence}
+
+    def __repr__(self) -> str:
+        return (f"LongConversation({self.name!r}, speakers={self.speakers}, turns={len(self.turns)}, "
+                f"sessions={len(self.sessions)}, questions={len(self.questions)})")
+
+
+class LocomoFormatError(ValueError):
+    """A LoCoMo file does not fit the format; the message names the file and the field."""
+
+
+# -- reading ------------------------------------------------------------------------
+class _Reader:
+    """Reads one conversation object; every error names ``where`` (file and prefix)."""
+
+    def __init__(self, where: str, captions: bool) -> None:
+        self.where, self.captions = where, captions
+        self.notes: list[str] = []
+
+    def fail(self, fld: str, problem: str) -> LocomoFormatError:
+        return LocomoFormatError(f"{self.where}: {fld}: {problem}")
+
+    def text(self, obj: dict, key: str, fld: str) -> str:
+        if key not in obj:
+            raise self.fail(fld, "missing")
+        if not isinstance(obj[key], str):
+            raise self.fail(fld, f"expected a string, got {obj[key]!r:.60}")
+        return obj[key]
+
+    def conversation(self, data: object, name: str) -> LongConversation:
+        if not isinstance(data, dict):
+            raise self.fail("top level", f"expected a JSON object, got {type(data).__name__}")
+        body, prefix = data, ""
+        if isinstance(data.get("conversation"), dict):       # the locomo10.json layout
+            body, prefix = data["conversation"], "conversation."
+            name = str(data.get("sample_id", name))
+        speakers = (self.text(body, "speaker_a", prefix + "speaker_a"),
+                    self.text(body, "speaker_b", prefix + "speaker_b"))
+        if speakers[0] == speakers[1] or not all(s.strip() for s in speakers):
+            raise self.fail(prefix + "speaker_a/speaker_b",
+                            f"expected two different non-empty names, got {speakers!r}")
+        dates = {int(m.group(1)): self.text(body, k, prefix + k)
+                 for k in body if (m := _SESSION_DATE.fullmatch(k))}
+        numbers = sorted(int(m.group(1)) for k in body if (m := _SESSION.fullmatch(k)))
+        turns: list[LongTurn] = []
+        for n in numbers:
+            turns += self.session(body[f"session_{n}"], n, dates, speakers, prefix)
+        seen: dict[str, str] = {}
+        for t in turns:
+            if t.dia_id in seen:
+                raise self.fail(f"{prefix}session_{t.session}",
+                                f"dia_id {t.dia_id!r} already used in {seen[t.dia_id]}")
+            seen[t.dia_id] = f"session_{t.session}"
+        if "qa" not in data:
+            raise self.fail("qa", "missing")
+        if not isinstance(data["qa"], list):
+            raise self.fail("qa", f"expected a list of questions, got {type(data['qa']).__name__}")
+        questions = tuple(self.question(q, i, seen) for i, q in enumerate(data["qa"]))
+        return LongConversation(name, speakers, tuple(turns), questions, dates, tuple(self.notes))
+
+    def session(self, items: object, n: int, dates: dict[int, str], speakers: tuple[str, str],
+                prefix: str) -> list[LongTurn]:
+        fld = f"{prefix}session_{n}"
+        if not isinstance(items, list):
+            raise self.fail(fld, f"expected a list of turns, got {type(items).__name__}")
+        if items and n not in dates:
+            raise self.fail(f"{fld}_date_time", f"missing (session_{n} has {len(items)} turns)")
+        turns = []
+        for j, item in enumerate(items):
+            where = f"{fld}[{j}]"
+            if not isinstance(item, dict):
+                raise self.fail(where, f"expected a turn object, got {item!r:.60}")
+            speaker = self.text(item, "speaker", f"{where}.speaker")
+            if speaker not in speakers:
+                raise self.fail(f"{where}.speaker", f"{speaker!r} is neither speaker_a nor "
+                                f"speaker_b {speakers}")
+            dia_id = self.text(item, "dia_id", f"{where}.dia_id")
+            if not _DIA_ID.fullmatch(dia_id):
+                raise self.fail(f"{where}.dia_id", f"expected an id like 'D{n}:{j + 1}', "
+                                f"got {dia_id!r}")
+            text = self.text(item, "text", f"{where}.text")
+            caption = item.get("blip_caption")
+            if self.captions and isinstance(caption, str) and caption.strip():
+                text = f"{text} [shares a photo: {caption.strip()}]"
+            turns.append(LongTurn(dia_id, speaker, text, n, dates[n]))
+        return turns
+
+    def question(self, item: object, i: int, turns: dict[str, str]) -> Question:
+        where = f"qa[{i}]"
+        if not isinstance(item, dict):
+            raise self.fail(where, f"expected a question object, got {item!r:.60}")
+        question = self.text(item, "question", f"{where}.question")
+        category = item.get("category")
+        if isinstance(category, bool) or not isinstance(category, int) or category not in CATEGORIES:
+            raise self.fail(f"{where}.category", f"expected an int 1-5, got {category!r}")
+        answer = self.answer(item, "answer", f"{where}.answer")
+        if answer is None and category != 5:
+            raise self.fail(f"{where}.answer", f"missing (category {category} needs an answer)")
+        adversarial = self.answer(item, "adversarial_answer", f"{where}.adversarial_answer")
+        evidence = item.get("evidence")
+        if not isinstance(evidence, list):
+            raise self.fail(f"{where}.evidence", f"expected a list of dia ids like 'D1:3', "
+                            f"got {evidence!r:.60}")
+        ids: list[str] = []
+        for k, raw in enumerate(evidence):
+            ids += self.evidence_item(raw, f"{where}.evidence[{k}]")
+        ids = list(dict.fromkeys(ids))                      # drop repeats, keep order
+        missing = tuple(e for e in ids if e not in turns)
+        if missing:
+            self.notes.append(f"{where}.evidence: {', '.join(missing)} names no turn "
+                              f"(kept in missing_evidence)")
+        return Question(question, answer, tuple(e for e in ids if e in turns), category,
+                        adversarial, missing)
+
+    def answer(self, item: dict, key: str, fld: str) -> str | None:
+        value = item.get(key)
+        if value is None or isinstance(value, str):
+            return value.strip() if value else value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise self.fail(fld, f"expected a string or a number, got {value!r:.60}")
+
+    def evidence_item(self, raw: object, fld: str) -> list[str]:
+        if not isinstance(raw, str):
+            raise self.fail(fld, f"expected a dia id like 'D1:3', got {raw!r:.60}")
+        parts = [p for p in re.split(r"[;,\s]+", raw) if p]
+        found = [_DIA_ID.fullmatch(p) for p in parts]
+        if not parts or not all(found):
+            raise self.fail(fld, f"expected a dia id like 'D1:3', got {raw!r:.60}")
+        ids = [f"D{int(m.group(1))}:{int(m.group(2))}" for m in found]
+        if ids != [raw]:
+            self.notes.append(f"{fld}: {raw!r} read as {', '.join(ids)}")
+        return ids
+
+
+def _read_json(path: Path) -> object:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as exc:
+        raise LocomoFormatError(f"{path.name}: not JSON ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise LocomoFormatError(f"{path.name}: not UTF-8 text ({exc})") from exc
+
+
+def load_locomo_all(path: str | Path, captions: bool = True) -> list[LongConversation]:
+    """Every conversation in one file: a single object, or a list of them as in the
+    released ``locomo10.json`` (named by their ``sample_id``).
+
+    Raises FileNotFoundError for a missing file and :class:`LocomoFormatError` naming
+    the file and field for anything malformed.
+    """
+    path = Path(path)
+    data = _read_json(path)
+    if isinstance(data, list):
+        return [_Reader(f"{path.name}[{i}]", captions).conversation(item, f"{path.stem}[{i}]")
+                for i, item in enumerate(data)]
+    return [_Reader(path.name, captions).conversation(data, path.stem)]
+
+
+def load_locomo(path: str | Path, captions: bool = True) -> LongConversation:
+    """The one conversation in a LoCoMo file, named after the file (``26.json`` -> "26")
+    or its ``sample_id``. ``captions``: append photo captions to the text (see above).
+
+    Raises FileNotFoundError, and :class:`LocomoFormatError` for malformed input or a
+    file holding several conversations (use :func:`load_locomo_all` for those).
+    """
+    conversations = load_locomo_all(path, captions)
+    if len(conversations) != 1:
+        raise LocomoFormatError(f"{Path(path).name}: top level: holds {len(conversations)} "
+                                f"conversations; read it with load_locomo_all")
+    return conversations[0]
+
+
+def load_locomo_dir(directory: str | Path, captions: bool = True) -> list[LongConversation]:
+    """All conversations in the ``*.json`` files of ``directory``, by file name.
+
+    Raises FileNotFoundError if the folder does not exist or holds no ``.json`` file,
+    and :class:`LocomoFormatError` for the first malformed file.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no LoCoMo folder at {directory}")
+    files = sorted(directory.glob("*.json"), key=lambda p: p.name)
+    if not files:
+        raise FileNotFoundError(f"no .json files in {directory}")
+    return [c for f in files for c in load_locomo_all(f, captions)]

@@ -1,0 +1,179 @@
+"""The LoCoMo loader: the conversation types, malformed files, the two shared files."""
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kit.locomo import (LocomoFormatError, LongConversation, LongTurn, Question, load_locomo,
+                        load_locomo_all, load_locomo_dir)
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo"
+needs_data = pytest.mark.skipif(not (DATA / "26.json").exists() or not (DATA / "30.json").exists(),
+                                reason=f"LoCoMo files not found in {DATA} (they are not part of "
+                                       f"the repository; see ../shared/data/locomo/README.md)")
+
+GOOD = {
+    "speaker_a": "Ann", "speaker_b": "Bob",
+    "session_1_date_time": "1:00 pm on 1 May, 2023",
+    "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat."},
+                  {"speaker": "Bob", "dia_id": "D1:2", "text": "Look at this!",
+                   "img_url": ["http://example.invalid/x.jpg"],
+                   "blip_caption": "a photo of a red kite"}],
+    "session_2_date_time": "9:30 am on 20 May, 2023",
+    "session_2": [{"speaker": "Bob", "dia_id": "D2:1", "text": "How is the cat?"},
+                  {"speaker": "Ann", "dia_id": "D2:2", "text": "She is called Pixel."}],
+    "session_3_date_time": "2:00 pm on 1 June, 2023",
+    "qa": [{"question": "What is Ann's cat called?", "answer": "Pixel",
+            "evidence": ["D1:1", "D2:2"], "category": 1},
+           {"question": "When did Ann adopt a cat?", "answer": 2023, "evidence": ["D1:1"],
+            "category": 2},
+           {"question": "What did Bob's kite look like?", "evidence": ["D1:2"], "category": 5,
+            "adversarial_answer": "red"}],
+}
+
+
+def write(tmp_path, data, name="7.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def broken(change):
+    data = copy.deepcopy(GOOD)
+    change(data)
+    return data
+
+
+def test_reads_a_small_file(tmp_path):
+    conv = load_locomo(write(tmp_path, GOOD))
+    assert conv.name == "7" and conv.speakers == ("Ann", "Bob")
+    assert [t.dia_id for t in conv.turns] == ["D1:1", "D1:2", "D2:1", "D2:2"]
+    assert conv.turn("D2:2") == LongTurn("D2:2", "Ann", "She is called Pixel.", 2,
+                                         "9:30 am on 20 May, 2023")
+    assert conv.session_dates == {1: "1:00 pm on 1 May, 2023", 2: "9:30 am on 20 May, 2023",
+                                  3: "2:00 pm on 1 June, 2023"}      # a date without its session
+    assert conv.sessions == (1, 2)
+    assert conv.questions[0] == Question("What is Ann's cat called?", "Pixel", ("D1:1", "D2:2"), 1)
+    assert conv.questions[1].answer == "2023"                          # numbers become strings
+    q5 = conv.questions[2]
+    assert (q5.answer, q5.adversarial_answer, q5.adversarial) == (None, "red", True)
+    assert conv.notes == () and conv.missing_evidence == {}
+
+
+def test_photo_captions_are_appended_unless_turned_off(tmp_path):
+    path = write(tmp_path, GOOD)
+    assert load_locomo(path).turn("D1:2").text == "Look at this! [shares a photo: a photo of a red kite]"
+    assert load_locomo(path, captions=False).turn("D1:2").text == "Look at this!"
+
+
+def test_roles_and_positions(tmp_path):
+    conv = load_locomo(write(tmp_path, GOOD))
+    assert conv.role_of("Ann") == "user" and conv.role_of("Bob") == "assistant"
+    assert conv.position("D1:1") == 1 and conv.position("D2:2") == 4
+    with pytest.raises(ValueError, match="'Cy' is not a speaker"):
+        conv.role_of("Cy")
+    with pytest.raises(KeyError, match="D9:9"):
+        conv.turn("D9:9")
+
+
+def test_the_nested_release_layout_and_a_list_of_conversations(tmp_path):
+    nested = {"sample_id": "conv-7", "qa": GOOD["qa"],
+              "conversation": {k: v for k, v in GOOD.items() if k != "qa"}}
+    assert load_locomo(write(tmp_path, nested)).name == "conv-7"
+    path = write(tmp_path, [nested, GOOD], "all.json")
+    assert [c.name for c in load_locomo_all(path)] == ["conv-7", "all[1]"]
+    with pytest.raises(LocomoFormatError, match="all.json: top level: holds 2 conversations"):
+        load_locomo(path)
+
+
+def test_evidence_slips_are_repaired_or_recorded_not_fatal(tmp_path):
+    def slip(d):
+        d["qa"][0]["evidence"] = ["D1:1; D2:2"]          # two ids in one string (as in 26.json)
+        d["qa"][1]["evidence"] = ["D1:1", "D4:1"]         # D4:1 names no turn
+    conv = load_locomo(write(tmp_path, broken(slip)))
+    assert conv.questions[0].evidence == ("D1:1", "D2:2")
+    assert conv.questions[1].evidence == ("D1:1",)
+    assert conv.questions[1].missing_evidence == ("D4:1",)
+    assert conv.missing_evidence == {1: ("D4:1",)}
+    assert conv.notes == ("qa[0].evidence[0]: 'D1:1; D2:2' read as D1:1, D2:2",
+                          "qa[1].evidence: D4:1 names no turn (kept in missing_evidence)")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.pop("speaker_a"), "7.json: speaker_a: missing"),
+    (lambda d: d.__setitem__("session_2", {"D2:1": "hi"}),
+     "7.json: session_2: expected a list of turns, got dict"),
+    (lambda d: d["session_1"][0].pop("text"), r"7.json: session_1\[0\].text: missing"),
+    (lambda d: d["session_2"][1].__setitem__("speaker", "Cy"),
+     r"7.json: session_2\[1\].speaker: 'Cy' is neither speaker_a nor speaker_b"),
+    (lambda d: d["session_2"][1].__setitem__("dia_id", "2:2"),
+     r"7.json: session_2\[1\].dia_id: expected an id like 'D2:2', got '2:2'"),
+    (lambda d: d["session_2"][1].__setitem__("dia_id", "D1:1"),
+     "7.json: session_2: dia_id 'D1:1' already used in session_1"),
+    (lambda d: d.pop("session_2_date_time"), "7.json: session_2_date_time: missing"),
+    (lambda d: d["qa"][0].__setitem__("evidence", ["D1"]),
+     r"7.json: qa\[0\].evidence\[0\]: expected a dia id like 'D1:3', got 'D1'"),
+    (lambda d: d["qa"][0].__setitem__("evidence", "D1:1"),
+     r"7.json: qa\[0\].evidence: expected a list of dia ids like 'D1:3', got 'D1:1'"),
+    (lambda d: d["qa"][1].__setitem__("category", "2"),
+     r"7.json: qa\[1\].category: expected an int 1-5, got '2'"),
+    (lambda d: d["qa"][1].__setitem__("category", 6), r"qa\[1\].category: expected an int 1-5, got 6"),
+    (lambda d: d["qa"][0].pop("answer"), r"qa\[0\].answer: missing \(category 1 needs an answer\)"),
+    (lambda d: d.pop("qa"), "7.json: qa: missing"),
+])
+def test_malformed_files_name_the_file_and_the_field(tmp_path, change, message):
+    with pytest.raises(LocomoFormatError, match=message):
+        load_locomo(write(tmp_path, broken(change)))
+
+
+def test_not_json_and_not_an_object(tmp_path):
+    with pytest.raises(LocomoFormatError, match="7.json: not JSON"):
+        load_locomo(write(tmp_path, "{'speaker_a': 'Ann',"))
+    with pytest.raises(LocomoFormatError, match="7.json: top level: expected a JSON object, got str"):
+        load_locomo(write(tmp_path, '"hello"'))
+    with pytest.raises(FileNotFoundError):
+        load_locomo(tmp_path / "absent.json")
+
+
+def test_a_folder_is_read_in_file_name_order(tmp_path):
+    write(tmp_path, GOOD, "b.json")
+    write(tmp_path, broken(lambda d: d["qa"].pop()), "a.json")
+    (tmp_path / "notes.txt").write_text("not a conversation")
+    assert [(c.name, len(c.questions)) for c in load_locomo_dir(tmp_path)] == [("a", 2), ("b", 3)]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no .json files"):
+        load_locomo_dir(tmp_path / "empty")
+    with pytest.raises(FileNotFoundError, match="no LoCoMo folder"):
+        load_locomo_dir(tmp_path / "missing")
+
+
+def test_a_conversation_checks_its_own_invariants():
+    turns = (LongTurn("D1:1", "Ann", "hi", 1, "d"), LongTurn("D1:2", "Bob", "yo", 1, "d"))
+    with pytest.raises(ValueError, match="turn D1:2: speaker 'Bob' is not one of"):
+        LongConversation("x", ("Ann", "Cy"), turns, ())
+    with pytest.raises(ValueError, match="dia id 'D1:1' names more than one turn"):
+        LongConversation("x", ("Ann", "Bob"), turns + (turns[0],), ())
+    with pytest.raises(ValueError, match=r"evidence \['D1:9'\] names no turn"):
+        LongConversation("x", ("Ann", "Bob"), turns, (Question("q", "a", ("D1:9",), 4),))
+    with pytest.raises(ValueError, match="two different names"):
+        LongConversation("x", ("Ann", "Ann"), (), ())
+
+
+@needs_data
+def test_the_shared_files_have_the_documented_counts():
+    convs = load_locomo_dir(DATA)
+    assert [(c.name, c.speakers, len(c.sessions), len(c.turns), len(c.questions)) for c in convs] == [
+        ("26", ("Caroline", "Melanie"), 19, 419, 199), ("30", ("Jon", "Gina"), 19, 369, 105)]
+    c26, c30 = convs
+    assert Counter(q.category for q in c26.questions) == {1: 32, 2: 37, 3: 13, 4: 70, 5: 47}
+    assert Counter(q.category for q in c30.questions) == {1: 11, 2: 26, 4: 44, 5: 24}
+    assert len(c26.session_dates) == 35 and len(c30.session_dates) == 19   # 26: dates past its sessions
+    assert c26.turn("D1:3").text == "I went to a LGBTQ support group yesterday and it was so powerful."
+    assert c26.turn("D1:3").date == "1:56 pm on 8 May, 2023"
+    # the one annotation slip in the two files: two ids in one evidence string
+    assert c26.notes == ("qa[37].evidence[0]: 'D8:6; D9:17' read as D8:6, D9:17",)
+    assert c26.questions[37].evidence == ("D8:6", "D9:17") and c30.notes == ()
+    assert all(q.answer is not None for c in convs for q in c.questions if q.category != 5)
+    assert all(q.adversarial_answer for c in convs for q in c.questions if q.category == 5)
