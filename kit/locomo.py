@@ -27,8 +27,9 @@ The LoCoMo format, as read here (one conversation per file):
   ``conversation`` next to ``qa`` and ``sample_id``; that layout is read too.
 
 Annotation slips are kept, not fatal: an evidence item holding several ids
-(``"D8:6; D9:17"``) is split, and an id that names no turn moves to the question's
-``missing_evidence``; both are listed in ``LongConversation.notes``. Anything else
+(``"D8:6; D9:17"``) is split, ids with leading zeros (``"D3:07"``) are read as
+``"D3:7"``, and an id that names no turn moves to the question's
+``missing_evidence``; all are listed in ``LongConversation.notes``. Anything else
 that does not fit raises :class:`LocomoFormatError` naming the file and the field.
 Nothing is ever downloaded.
 """
@@ -225,9 +226,12 @@ class _Reader:
                 raise self.fail(f"{where}.speaker", f"{speaker!r} is neither speaker_a nor "
                                 f"speaker_b {speakers}")
             dia_id = self.text(item, "dia_id", f"{where}.dia_id")
-            if not _DIA_ID.fullmatch(dia_id):
+            if not (m := _DIA_ID.fullmatch(dia_id)):
                 raise self.fail(f"{where}.dia_id", f"expected an id like 'D{n}:{j + 1}', "
                                 f"got {dia_id!r}")
+            if (plain := f"D{int(m.group(1))}:{int(m.group(2))}") != dia_id:
+                self.notes.append(f"{where}.dia_id: {dia_id!r} read as {plain}")
+                dia_id = plain
             text = self.text(item, "text", f"{where}.text")
             caption = item.get("blip_caption")
             if self.captions and isinstance(caption, str) and caption.strip():

@@ -90,14 +90,18 @@ def test_the_nested_release_layout_and_a_list_of_conversations(tmp_path):
 
 def test_evidence_slips_are_repaired_or_recorded_not_fatal(tmp_path):
     def slip(d):
+        d["session_2"][1]["dia_id"] = "D2:02"             # a leading zero
         d["qa"][0]["evidence"] = ["D1:1; D2:2"]          # two ids in one string (as in 26.json)
-        d["qa"][1]["evidence"] = ["D1:1", "D4:1"]         # D4:1 names no turn
+        d["qa"][1]["evidence"] = ["D01:1", "D4:1"]        # D4:1 names no turn
     conv = load_locomo(write(tmp_path, broken(slip)))
+    assert conv.turn("D2:2").text == "She is called Pixel."
     assert conv.questions[0].evidence == ("D1:1", "D2:2")
     assert conv.questions[1].evidence == ("D1:1",)
     assert conv.questions[1].missing_evidence == ("D4:1",)
     assert conv.missing_evidence == {1: ("D4:1",)}
-    assert conv.notes == ("qa[0].evidence[0]: 'D1:1; D2:2' read as D1:1, D2:2",
+    assert conv.notes == ("session_2[1].dia_id: 'D2:02' read as D2:2",
+                          "qa[0].evidence[0]: 'D1:1; D2:2' read as D1:1, D2:2",
+                          "qa[1].evidence[0]: 'D01:1' read as D1:1",
                           "qa[1].evidence: D4:1 names no turn (kept in missing_evidence)")
 
 
