@@ -15,7 +15,7 @@ def _tokens(args: argparse.Namespace) -> None:
 
 def _trace(args: argparse.Namespace) -> None:
     if args.example == "cod":
-        from kit.rag.chatbot import cod_trace
+        from kit.rag.cod import cod_trace
         print(cod_trace())
         return
     from kit.conversations import laptop_memory, laptop_trace

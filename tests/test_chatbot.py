@@ -1,14 +1,15 @@
 """The RAG chatbot: rewrite only with history, cited answers, guardrail, memory written
-after a successful turn, per-session locks, latency by an injected clock (seed 004)."""
+after a successful turn with chunk ids in place of [n] markers, per-session locks,
+latency by an injected clock (seed 004)."""
 import threading
 
 import pytest
 
 from kit.llm import FailingLLM, ScriptedLLM
 from kit.memory import FullHistory, SummaryMemory
-from kit.rag.chatbot import (COD_QUESTIONS, COD_REPLIES, FAILED_METRIC, SYSTEM_PROMPT,
-                             TRACE_COLUMNS, TURN_METRIC, Chatbot, build_answer_prompt,
-                             cod_chatbot, default_memory, trace_row)
+from kit.rag.chatbot import (FAILED_METRIC, SYSTEM_PROMPT, TRACE_COLUMNS, TURN_METRIC, Chatbot,
+                             build_answer_prompt, default_memory, trace_row)
+from kit.rag.cod import COD_QUESTIONS, COD_REPLIES, cod_chatbot
 from kit.rag.documents import Chunk
 from kit.rag.guardrail import REFUSAL
 from kit.rag.metrics import Metrics
@@ -18,6 +19,8 @@ from kit.tokens import count_words
 C1 = Chunk("c1", "Refunds for prepaid orders take 5 working days.", "refunds.md")
 C2 = Chunk("c2", "Cash-on-delivery refunds are paid as store credit.", "refunds.md")
 PREPAID, COD = COD_QUESTIONS
+SAVED_1 = "Prepaid refunds take 5 working days (source: c1)."   # COD_REPLIES[0] in memory
+SAVED_2 = "They are paid as store credit (source: c2)."         # COD_REPLIES[2] in memory
 WAIT = 10   # seconds: only a safety net so a broken lock fails instead of hanging
 
 
@@ -63,8 +66,11 @@ def test_the_seed_conversation():
     assert [a.guardrail.passed for a in (first, second)] == [True, True]
     assert [a.turn for a in (first, second)] == [1, 2]
     assert bot.metrics.count(TURN_METRIC) == 2
-    assert memory_lines(bot) == [("user", PREPAID), ("assistant", first.answer),
-                                 ("user", COD), ("assistant", second.answer)]
+    # The user sees the markers; memory keeps the chunk ids, since [1] is c1 in turn 1
+    # and c2 in turn 2.
+    assert (first.saved_answer, second.saved_answer) == (SAVED_1, SAVED_2)
+    assert memory_lines(bot) == [("user", PREPAID), ("assistant", SAVED_1),
+                                 ("user", COD), ("assistant", SAVED_2)]
 
 
 def test_the_prompts_the_model_receives():
@@ -80,10 +86,36 @@ def test_the_prompts_the_model_receives():
     assert [s for s, _ in seen] == [SYSTEM_PROMPT, REWRITE_SYSTEM, SYSTEM_PROMPT]
     assert seen[0][1] == build_answer_prompt("", [C1, C2], PREPAID)
     assert seen[0][1] == (f"Context:\n[1] {C1.text}\n\n[2] {C2.text}\n\nQuestion: {PREPAID}")
-    history = f"user: {PREPAID}\nassistant: {COD_REPLIES[0]}"
+    history = f"user: {PREPAID}\nassistant: {SAVED_1}"
     assert history in seen[1][1] and seen[1][1].endswith(COD)
     assert seen[2][1] == (f"Conversation so far:\n{history}\n\nContext:\n[1] {C2.text}\n\n"
                           f"Question: {COD}")
+    # Turn 2's prompt has one [1], and it is c2: turn 1's "[1]" (c1) is not in it.
+    assert seen[2][1].count("[1]") == 1
+
+
+def test_memory_keeps_chunk_ids_for_every_cited_marker():
+    bot = Chatbot(Docs(), ScriptedLLM(["Prepaid: 5 days [1][2]. COD: credit [2, 1]. In code, a[1]."]))
+    answer = bot.ask("s1", PREPAID)
+    assert answer.answer == "Prepaid: 5 days [1][2]. COD: credit [2, 1]. In code, a[1]."
+    assert answer.saved_answer == ("Prepaid: 5 days (sources: c1, c2). COD: credit "
+                                   "(sources: c2, c1). In code, a[1].")
+    assert memory_lines(bot)[-1] == ("assistant", answer.saved_answer)
+
+
+def test_the_memory_budget_is_checked_on_the_saved_answer():
+    """The saved text is longer than the draft: "[1]" is 1 word, "(source: c1)" is 2."""
+    def factory():
+        return SummaryMemory(lambda p: "s", budget=7, keep_recent=0, measure=count_words)
+
+    model = ScriptedLLM(["Refunds take 5 working days [1]."])       # 6 words; saved: 7
+    assert Chatbot(Docs(), model, factory).ask("s1", "refunds?").saved_answer == (
+        "Refunds take 5 working days (source: c1).")
+    model = ScriptedLLM(["Refunds take five full working days [1]."])    # 7 words; saved: 8
+    bot = Chatbot(Docs(), model, factory)
+    with pytest.raises(ValueError, match="answer message has 8 words, more than the 7 words"):
+        bot.ask("s1", "refunds?")
+    assert bot.memory("s1").turns == [] and bot.answers("s1") == []
 
 
 def test_without_the_rewrite_the_follow_up_finds_nothing_and_is_refused():
@@ -115,7 +147,7 @@ def test_an_uncited_or_miscited_draft_is_refused_and_the_refusal_saved():
     bot = Chatbot(Docs(), ScriptedLLM(["Five working days.", "store credit [1] [3]", "x"]))
     first = bot.ask("s1", PREPAID)
     assert first.refused and first.guardrail.reason == "no citation"
-    assert first.draft == "Five working days."
+    assert first.draft == "Five working days." and first.saved_answer == REFUSAL
     second = bot.ask("s2", "Is cash-on-delivery paid in cash?")
     assert second.refused and second.answer == REFUSAL
     assert second.citations.invalid == (3,) and second.cited_ids == ("c2",)
@@ -223,9 +255,9 @@ def test_a_compaction_failure_while_saving_keeps_the_whole_turn():
         return SummaryMemory(FailingLLM(), budget=8, keep_recent=0, measure=count_words)
 
     bot = Chatbot(Docs(), ScriptedLLM(COD_REPLIES[:1]), factory)
-    answer = bot.ask("s1", PREPAID)                  # 6 + 7 words > 8: compaction runs, fails
+    answer = bot.ask("s1", PREPAID)                  # 6 + 8 words > 8: compaction runs, fails
     assert answer.memory_note == "compaction failed: TimeoutError('model timed out')"
-    assert memory_lines(bot) == [("user", PREPAID), ("assistant", COD_REPLIES[0])]
+    assert memory_lines(bot) == [("user", PREPAID), ("assistant", SAVED_1)]
     assert bot.memory("s1").summary == ""
 
 
@@ -318,8 +350,8 @@ def test_two_asks_on_one_session_run_one_after_the_other():
     assert (results["first"].turn, results["second"].turn) == (1, 2)
     assert results["second"].query == "cash-on-delivery refund"
     assert results["second"].cited_ids == ("c2",)
-    assert memory_lines(bot) == [("user", PREPAID), ("assistant", COD_REPLIES[0]),
-                                 ("user", COD), ("assistant", "They are paid as store credit [1].")]
+    assert memory_lines(bot) == [("user", PREPAID), ("assistant", SAVED_1),
+                                 ("user", COD), ("assistant", SAVED_2)]
 
 
 def test_another_session_is_not_blocked_by_a_slow_one():
@@ -349,6 +381,9 @@ def test_cod_chatbot_reproduces_the_seed():
         "cash-on-delivery refund", ("c2",), ("c2",), 2)
     assert bot.metrics.count(TURN_METRIC) == 2
     assert bot.llm.calls == 3
+    assert (first.answer, second.answer) == (COD_REPLIES[0], COD_REPLIES[2])
+    assert memory_lines(bot) == [("user", PREPAID), ("assistant", SAVED_1),
+                                 ("user", COD), ("assistant", SAVED_2)]
     plain = cod_chatbot(rewrite=False)
     plain.ask("s1", PREPAID)
     raw = plain.ask("s1", COD)

@@ -25,11 +25,11 @@ def recall_at_k(rows, k):
     return sum(hits) / len(hits) if hits else None
 
 
-def recall_by_rank(rows, k):                       # right too: gold_rank is over all ids
+def recall_by_rank(rows, k):                       # right too: hit_rank is over all ids
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     gold = [r for r in rows if r.gold_chunk_id is not None]
-    return sum(r.gold_rank is not None and r.gold_rank <= k for r in gold) / len(gold) if gold else None
+    return sum(r.hit_rank is not None and r.hit_rank <= k for r in gold) / len(gold) if gold else None
 
 
 def recall_ignores_k(rows, k):
@@ -62,6 +62,13 @@ def recall_counts_each_id(rows, k):
     gold = [r for r in rows if r.gold_chunk_id is not None]
     hits = sum(i in {r.gold_chunk_id, *r.also_correct} for r in gold for i in r.chunk_ids[:k])
     return hits / len(gold) if gold else None
+
+
+def recall_by_gold_rank(rows, k):                  # gold_rank is the gold id's own rank
+    if k < 1:
+        raise ValueError(k)
+    gold = [r for r in rows if r.gold_chunk_id is not None]
+    return sum(r.gold_rank is not None and r.gold_rank <= k for r in gold) / len(gold) if gold else None
 
 
 def recall_also_past_k(rows, k):
@@ -109,6 +116,7 @@ def test_recall_at_k_right_answers_pass(right, passes):
     (recall_ignores_k, "only the first k ids count"),
     (recall_over_all_rows, "divide by the rows that HAVE a gold chunk"),
     (recall_gold_only, "an also-correct id in the top k is a hit too"),
+    (recall_by_gold_rank, "an also-correct id in the top k is a hit too"),
     (recall_counts_each_id, "count each row once"),
     (recall_also_past_k, "also-correct ids count only within the first k too"),
     (recall_zero_when_no_gold, "should return None (nothing to measure), got 0.0"),
@@ -145,7 +153,7 @@ def test_recall_cases_agree_with_the_harness():
 
 def test_eval_row_matches_the_harness_fields():
     row = eval_row(("a", "b", "c"), "c", ("b",))
-    assert (row.retrieved_gold, row.gold_rank, row.also_correct) == (True, 2, ("b",))
+    assert (row.retrieved_gold, row.hit_rank, row.gold_rank, row.also_correct) == (True, 2, 3, ("b",))
     assert eval_row(("a",), None).retrieved_gold is None
 
 

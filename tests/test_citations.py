@@ -1,7 +1,8 @@
 """Citation tracking: numbered context and parsing [n] markers back to chunks (seed 004)."""
 import pytest
 
-from kit.rag.citations import Citation, find_markers, number_chunks, parse_citations
+from kit.rag.citations import (Citation, find_markers, markers_to_ids, number_chunks,
+                               parse_citations)
 from kit.rag.documents import Chunk
 
 C1 = Chunk("c1", "Refunds for prepaid orders take 5 working days.", "refunds.md")
@@ -83,3 +84,40 @@ def test_parse_rejects_bad_input():
         parse_citations(None, CHUNKS)
     with pytest.raises(TypeError, match="chunk 2"):
         parse_citations("[1]", [C1, {"id": "c2"}])
+
+
+# --- markers_to_ids: an answer kept for a later turn names chunks by id ---------------------
+
+@pytest.mark.parametrize("answer, saved", [
+    ("Prepaid refunds take 5 working days [1].", "Prepaid refunds take 5 working days (source: c1)."),
+    ("Both apply [1][2].", "Both apply (sources: c1, c2)."),
+    ("Both apply [2, 1] and [3,3].", "Both apply (sources: c2, c1) and (source: c3)."),
+    ("Spaces inside [ 2 ] go too.", "Spaces inside (source: c2) go too."),
+    ("Credit [2]. Days [1]. Credit again [2].",
+     "Credit (source: c2). Days (source: c1). Credit again (source: c2)."),
+    ("Code `rows[1]`, a[0], [x] and [1](https://x.example) stay; this does not [3].",
+     "Code `rows[1]`, a[0], [x] and [1](https://x.example) stay; this does not (source: c3)."),
+    ("```\nchunks [1]\n```\nDone [1].", "```\nchunks [1]\n```\nDone (source: c1)."),
+    ("No markers at all.", "No markers at all."),
+])
+def test_markers_to_ids(answer, saved):
+    assert markers_to_ids(answer, CHUNKS) == saved
+
+
+def test_markers_to_ids_follows_the_turns_numbering():
+    """The same "[1]" names c1 in one turn and c2 in the next: the ids tell them apart."""
+    assert markers_to_ids("See [1].", [C1, C2]) == "See (source: c1)."
+    assert markers_to_ids("See [1].", [C2]) == "See (source: c2)."
+
+
+def test_markers_to_ids_keeps_a_run_naming_an_unshown_chunk():
+    assert markers_to_ids("Yes [1]. No [0]. Mixed [2][7].", [C1, C2]) == (
+        "Yes (source: c1). No [0]. Mixed [2][7].")
+    assert markers_to_ids("It is [1].", []) == "It is [1]."
+
+
+def test_markers_to_ids_rejects_bad_input():
+    with pytest.raises(TypeError, match="answer must be a str"):
+        markers_to_ids(b"[1]", CHUNKS)
+    with pytest.raises(TypeError, match="chunk 1"):
+        markers_to_ids("[1]", [("c1", "text", "src")])

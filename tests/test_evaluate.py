@@ -1,19 +1,20 @@
 """Unit tests of kit/rag/evaluate.py on a tiny fake bot (keyword retrieval, scripted
 answers, a rewrite table for follow-ups), judged by the deterministic overlap judge;
-then integration tests on the real Chatbot with the shipped help centre and gold set."""
+then integration tests on the real Chatbot with the shipped help centre and gold set,
+answered by the quoting stub model (kit.rag.stub_models.QuotingModel)."""
 import re
 from types import SimpleNamespace
 
 import pytest
 
 from kit.llm import CountingLLM, ScriptedLLM
-from kit.rag.chatbot import SYSTEM_PROMPT, Chatbot
-from kit.rag.documents import Chunk, load_corpus, load_eval_set
-from kit.rag.evaluate import (ADVICE, EvalRow, diagnose, diagnose_step, evaluate,
-                              evaluate_conversations, normalise_query)
-from kit.rag.judge import FlakyJudge, overlap_judge, split_sentences
+from kit.rag.chatbot import Chatbot
+from kit.rag.documents import Chunk, load_corpus
+from kit.rag.evaluate import ADVICE, EvalRow, diagnose, evaluate
+from kit.rag.goldset import load_eval_set
+from kit.rag.judge import FlakyJudge, overlap_judge
 from kit.rag.retrieval import BM25Retriever
-from kit.rag.rewrite import REWRITE_SYSTEM
+from kit.rag.stub_models import QuotingModel, first_sentence
 
 DOCS = [Chunk("c1", "Refunds for prepaid orders take 5 working days.", "refunds.md"),
         Chunk("c2", "Cash-on-delivery refunds are paid as store credit.", "refunds.md"),
@@ -67,7 +68,8 @@ def test_recall_and_groundedness_are_reported_apart():
     judge_model = CountingLLM(overlap_judge)
     report = evaluate(FakeBot(ANSWERS), CASES, judge_model)
     assert [r.retrieved_gold for r in report.rows] == [True, True, False, None, True]
-    assert [r.gold_rank for r in report.rows] == [1, 2, None, None, 1]
+    assert [r.hit_rank for r in report.rows] == [1, 2, None, None, 1]
+    assert [r.gold_rank for r in report.rows] == [1, 2, None, None, 1]   # no also-correct ids
     assert [r.groundedness for r in report.rows] == [1.0, 0.0, 1.0, None, None]
     assert [r.refused for r in report.rows] == [False, False, False, True, True]
     assert [r.cited_gold for r in report.rows] == [True, True, False, None, False]
@@ -181,6 +183,9 @@ def test_tables():
         ["judged", 3], ["unjudged", 0], ["refusals", 2]]
     table = report.table()
     assert table.column("grounded") == ["yes", "no", "yes", "refused", "refused"]
+    assert table.columns == ["case", "question", "gold", "hit rank", "gold rank", "cited gold",
+                             "grounded", "diagnosis"]
+    assert table.column("hit rank") == [1, 2, "-", "-", 1]
     assert table.column("gold rank") == [1, 2, "-", "-", 1]
     assert table.column("diagnosis") == [diagnose(r) for r in report.rows]
     assert str(report) == str(report.summary())
@@ -195,63 +200,11 @@ def test_progress_bar_only_when_asked(capsys):
 
 def test_diagnose_labels_all_have_advice():
     row = EvalRow(case=0, session="eval-0", question="q", answer="a [1].", query="q",
-                  chunk_ids=("c1",), gold_chunk_id="c1", retrieved_gold=True, gold_rank=1,
+                  chunk_ids=("c1",), gold_chunk_id="c1", retrieved_gold=True,
                   cited_gold=True, refused=False, groundedness=None)
     assert diagnose(row) == "unjudged"
     assert {"ok", "retrieval failure", "generation failure", "unjudged", "rewrite failure"} == set(ADVICE)
     assert "fix chunking" in ADVICE["retrieval failure"] and "prompt or the model" in ADVICE["generation failure"]
-
-
-# --- multi-turn scripted conversations -------------------------------------------------
-
-def step(question, standalone_query, gold):
-    return {"question": question, "standalone_query": standalone_query, "gold_chunk_id": gold}
-
-
-CONVERSATION = [step("How long do prepaid refunds take?", "How long do prepaid refunds take?", "c1"),
-                step("and for COD?", "cash-on-delivery refund", "c2")]
-
-
-def test_normalise_query():
-    assert normalise_query("  Refund time for Cash-on-Delivery?? ") == "refund time for cash on delivery"
-    assert normalise_query("cash_on delivery") == normalise_query("Cash-On-Delivery")
-    assert normalise_query("delivery cash") != normalise_query("cash delivery")
-
-
-def test_conversation_steps_check_the_standalone_query_and_gold():
-    good = FakeBot({}, rewrites={"and for COD?": "Cash-on-delivery refund."})
-    report = evaluate_conversations(good, [CONVERSATION, {"steps": CONVERSATION}])
-    assert [(r.session, r.step) for r in report.rows] == [("conv-0", 1), ("conv-0", 2), ("conv-1", 1), ("conv-1", 2)]
-    assert [r.query_match for r in report.rows] == [True] * 4
-    assert [r.retrieved_gold for r in report.rows] == [True] * 4
-    assert (report.steps, report.query_match, report.recall) == (4, 1.0, 1.0)
-
-
-def test_a_missing_rewrite_is_a_rewrite_failure():
-    report = evaluate_conversations(FakeBot({}), [CONVERSATION])       # searches "and for COD?"
-    second = report.rows[1]
-    assert (second.query, second.query_match, second.retrieved_gold) == ("and for COD?", False, False)
-    assert [diagnose_step(r) for r in report.rows] == ["ok", "rewrite failure"]
-    assert (report.query_match, report.recall) == (0.5, 0.5)
-    assert report.summary().rows == [["conversations", 1], ["steps", 2],
-                                     ["standalone query match", "0.500 (1 of 2)"],
-                                     ["recall (all retrieved)", "0.500 (1 of 2)"]]
-    assert report.table().column("diagnosis") == ["ok", "rewrite failure"]
-
-
-def test_step_diagnosis_when_the_query_differs_or_matches():
-    other_words = FakeBot({}, rewrites={"and for COD?": "store credit for delivery refunds"})
-    report = evaluate_conversations(other_words, [CONVERSATION])
-    assert (report.rows[1].query_match, diagnose_step(report.rows[1])) == (False, "ok")
-    missing = [step("hello", "hello", "c1")]                 # right query, nothing found
-    assert diagnose_step(evaluate_conversations(FakeBot({}), [missing]).rows[0]) == "retrieval failure"
-
-
-def test_conversation_bad_input():
-    with pytest.raises(ValueError, match="conversation 1 has no steps"):
-        evaluate_conversations(FakeBot({}), [CONVERSATION, []])
-    with pytest.raises(ValueError, match="conversation 0 step 2 has no 'standalone_query'"):
-        evaluate_conversations(FakeBot({}), [[CONVERSATION[0], {"question": "q", "gold_chunk_id": None}]])
 
 
 # --- also-correct chunks ---------------------------------------------------------------
@@ -259,12 +212,26 @@ def test_conversation_bad_input():
 def test_an_also_correct_chunk_counts_as_the_gold():
     case = {"question": "How fast is delivery?", "gold_chunk_id": "c3", "also_correct": ["c2"]}
     row = evaluate(FakeBot(ANSWERS), [case], overlap_judge).rows[0]
-    assert (row.retrieved_gold, row.gold_rank, row.cited_gold) == (True, 1, True)
+    assert row.chunk_ids == ("c2",)                          # c3 itself was not retrieved
+    assert (row.retrieved_gold, row.hit_rank, row.gold_rank, row.cited_gold) == (True, 1, None, True)
     assert diagnose(row) == "ok"
     with pytest.raises(ValueError, match="also_correct must be a list of chunk ids, got 'c2'"):
         evaluate(FakeBot(ANSWERS), [{**case, "also_correct": "c2"}], overlap_judge)
     with pytest.raises(ValueError, match=r"also_correct \['c2'\] given without a gold_chunk_id"):
         evaluate(FakeBot(ANSWERS), [{**case, "gold_chunk_id": None}], overlap_judge)
+
+
+def test_hit_rank_is_the_first_accepted_id_and_gold_rank_the_gold_itself():
+    case = {"question": "How are cash-on-delivery refunds paid?", "gold_chunk_id": "c2",
+            "also_correct": ["c1"]}
+    report = evaluate(FakeBot(ANSWERS), [case], overlap_judge, k=1)
+    row = report.rows[0]
+    assert row.chunk_ids == ("c1", "c2")
+    assert (row.hit_rank, row.gold_rank, row.rank("c1"), row.rank("c3")) == (1, 2, 1, None)
+    assert row.retrieved_gold is True                        # c1 is a hit within k=1
+    assert report.table().rows[0][3:5] == [1, 2]             # hit rank, gold rank
+    no_gold = evaluate(FakeBot(ANSWERS), [CASES[3]], overlap_judge).rows[0]
+    assert (no_gold.hit_rank, no_gold.gold_rank) == (None, None)
 
 
 # --- integration: the real Chatbot on the shipped help centre and gold set -------------
@@ -273,18 +240,12 @@ CORPUS = load_corpus()
 GOLD = load_eval_set()
 
 
-def quoting_llm(standalone=None, cite=1):
-    """A stub chat model. Rewrite calls: the gold standalone query of the question
-    (``standalone``: question -> query). Answer calls: the first sentence of chunk [1],
-    cited as ``[cite]``."""
-    def llm(system, user):
-        if system == REWRITE_SYSTEM:
-            return standalone[user.rpartition("Final user question:\n")[2]]
-        assert system == SYSTEM_PROMPT
-        context = user.rpartition("\n\nQuestion: ")[0].rpartition("Context:\n")[2]
-        first = context.split("\n")[0].removeprefix("[1] ")
-        return f"{split_sentences(first)[0]} [{cite}]"
-    return llm
+BY_ID = {c.id: c for c in CORPUS}
+
+
+def quote(row, cite=1):
+    """What QuotingModel answers for a row: the first sentence of its top chunk, cited."""
+    return f"{first_sentence(BY_ID[row.chunk_ids[0]].text)} [{cite}]"
 
 
 def expected_hit(query, accepted, k=5):
@@ -293,7 +254,8 @@ def expected_hit(query, accepted, k=5):
 
 
 def test_real_chatbot_on_the_gold_questions():
-    bot = Chatbot(BM25Retriever(CORPUS), quoting_llm(), top_k=5)
+    model = QuotingModel()
+    bot = Chatbot(BM25Retriever(CORPUS), model, top_k=5)
     report = evaluate(bot, GOLD.questions, overlap_judge, k=5)
     hits = [expected_hit(q.question, {q.gold_chunk_id, *q.also_correct}) for q in GOLD.questions]
     assert report.n == len(GOLD.questions) and report.n > 0
@@ -301,36 +263,25 @@ def test_real_chatbot_on_the_gold_questions():
     assert report.recall == sum(hits) / len(hits)
     assert [r.query for r in report.rows] == [q.question for q in GOLD.questions]   # fresh sessions
     assert set(bot.sessions) == {f"eval-{i}" for i in range(report.n)}
+    assert model.calls == {"rewrite": 0, "answer": report.n}       # first turns: no rewrite
     # Every answer quotes chunk [1] and cites it: all grounded, none refused.
+    assert [r.answer for r in report.rows] == [quote(r) for r in report.rows]
     assert (report.groundedness, report.judged, report.unjudged, report.refusals) == (1.0, report.n, 0, 0)
     assert [diagnose(r) for r in report.rows] == ["ok" if h else "retrieval failure" for h in hits]
 
 
 def test_real_chatbot_with_a_miscited_answer_is_a_generation_failure():
-    bot = Chatbot(BM25Retriever(CORPUS), quoting_llm(cite=2), top_k=5)
-    report = evaluate(bot, GOLD.questions[:6], overlap_judge, k=5)
-    assert report.refusals == 0 and report.groundedness < 1.0
-    for row in report.rows:
+    cases = GOLD.questions[:6]
+    good = evaluate(Chatbot(BM25Retriever(CORPUS), QuotingModel(), top_k=5), cases, overlap_judge, k=5)
+    bad = evaluate(Chatbot(BM25Retriever(CORPUS), QuotingModel(cite=2), top_k=5), cases,
+                   overlap_judge, k=5)
+    # Same retrieval, so the same recall; the same quote, now citing chunk [2].
+    assert [r.chunk_ids for r in bad.rows] == [r.chunk_ids for r in good.rows]
+    assert bad.recall == good.recall
+    assert [r.answer for r in bad.rows] == [quote(r, cite=2) for r in bad.rows]
+    assert bad.refusals == 0 and bad.groundedness < good.groundedness == 1.0
+    for row in bad.rows:
         expected = ("retrieval failure" if not row.retrieved_gold else
                     "ok" if row.groundedness == 1.0 else "generation failure")
         assert diagnose(row) == expected
-
-
-def test_real_chatbot_on_the_gold_conversations():
-    standalone = {s.question: s.standalone_query for c in GOLD.conversations for s in c.steps}
-    rewriting = Chatbot(BM25Retriever(CORPUS), quoting_llm(standalone), top_k=5)
-    report = evaluate_conversations(rewriting, GOLD.conversations, k=5)
-    steps = [s for c in GOLD.conversations for s in c.steps]
-    assert report.steps == len(steps) and report.query_match == 1.0
-    assert [r.retrieved_gold for r in report.rows] == [
-        expected_hit(s.standalone_query, {s.gold_chunk_id}) for s in steps]
-    assert len({r.session for r in report.rows}) == len(GOLD.conversations)
-
-    raw = Chatbot(BM25Retriever(CORPUS), quoting_llm(), top_k=5, rewrite=False)
-    without = evaluate_conversations(raw, GOLD.conversations, k=5)
-    assert [r.query for r in without.rows] == [s.question for s in steps]
-    assert [r.query_match for r in without.rows] == [
-        normalise_query(s.question) == normalise_query(s.standalone_query) for s in steps]
-    assert without.query_match < 1.0
-    assert [r.retrieved_gold for r in without.rows] == [
-        expected_hit(s.question, {s.gold_chunk_id}) for s in steps]
+    assert "generation failure" in [diagnose(r) for r in bad.rows]

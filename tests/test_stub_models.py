@@ -2,7 +2,8 @@
 import pytest
 
 from kit.rag.chatbot import SYSTEM_PROMPT, Chatbot, build_answer_prompt
-from kit.rag.documents import Chunk, load_eval_set
+from kit.rag.documents import Chunk
+from kit.rag.goldset import load_eval_set
 from kit.rag.judge import overlap_judge, build_judge_prompt, parse_verdict
 from kit.rag.retrieval import KeywordRetriever
 from kit.rag.rewrite import REWRITE_SYSTEM, build_rewrite_prompt

@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 
 from kit.checks import CheckFailed, call_learner, call_pure, expect, passed, show_call
 from kit.rag.chatbot import Chatbot
-from kit.rag.documents import load_corpus, load_eval_set
+from kit.rag.documents import load_corpus
 from kit.rag.evaluate import EvalRow, evaluate
+from kit.rag.goldset import load_eval_set
 from kit.rag.retrieval import BM25Retriever
 from kit.rag.stub_models import QuotingModel
 
@@ -44,15 +45,13 @@ __all__ = ["check_recall_at_k", "check_parse_verdict", "check_aggregate_grounded
 def eval_row(chunk_ids: Sequence[str], gold: str | None, also: Sequence[str] = (),
              case: int = 0) -> EvalRow:
     """An :class:`EvalRow` as :func:`kit.rag.evaluate.evaluate` builds it with ``k=None``
-    (``retrieved_gold`` and ``gold_rank`` over every retrieved id); the answer fields are
-    placeholders."""
+    (``retrieved_gold`` over every retrieved id); the answer fields are placeholders."""
     accepted = (gold, *also) if gold is not None else ()
-    ranks = [n for n, i in enumerate(chunk_ids, 1) if i in accepted]
     return EvalRow(case=case, session=f"eval-{case}", question=f"question {case}",
                    answer="an answer [1].", query=f"question {case}", chunk_ids=tuple(chunk_ids),
-                   gold_chunk_id=gold, retrieved_gold=bool(ranks) if accepted else None,
-                   gold_rank=ranks[0] if ranks else None, cited_gold=None, refused=False,
-                   groundedness=1.0, also_correct=tuple(also))
+                   gold_chunk_id=gold,
+                   retrieved_gold=any(i in accepted for i in chunk_ids) if accepted else None,
+                   cited_gold=None, refused=False, groundedness=1.0, also_correct=tuple(also))
 
 
 def _is_number(value: object) -> bool:

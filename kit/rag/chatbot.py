@@ -11,10 +11,14 @@ RAG, and evaluation pipeline")::
 - Compute first, commit after: the memory is written only after retrieval and
   generation returned. If any step raises, the exception propagates and the memory is
   as it was; a rewrite failure is not a turn failure (the raw question is used).
-  Saving adds the question, then the answer (the refusal if the guardrail refused);
-  sizes are checked before the first write, and a summary memory whose compaction fails
-  while saving keeps the message (:class:`~kit.memory.CompactionError`), so the turn is
-  saved whole and ``Answer.memory_note`` says compaction will be retried.
+  Sizes are checked before the first write, and a summary memory whose compaction
+  fails while saving keeps the message (:class:`~kit.memory.CompactionError`), so the
+  turn is saved whole and ``Answer.memory_note`` says compaction will be retried.
+- Memory gets the question, then the answer (or the refusal) with each run of ``[n]``
+  markers replaced by the cited chunk ids, ``"... days (source: c1)."``
+  (:func:`kit.rag.citations.markers_to_ids`): ``[1]`` names this turn's first chunk
+  only, and the next turn numbers its own chunks from [1] again. The user still sees
+  the markers (``Answer.answer``; ``Answer.saved_answer`` is what memory holds).
 - "History" means the memory holds turns or a summary; the first turn of a session has
   none, so it makes no rewrite call.
 - A lock per session: two asks on one session run one after the other, so their turns
@@ -22,7 +26,7 @@ RAG, and evaluation pipeline")::
 - Every turn's latency (ms, from the injected ``clock``) goes to ``metrics`` under
   :data:`TURN_METRIC`; a failed turn's goes under :data:`FAILED_METRIC`.
 
-:func:`cod_trace` replays the seed's two-turn example ("and for COD?").
+The seed's two-turn example ("and for COD?") is in :mod:`kit.rag.cod`.
 """
 from __future__ import annotations
 
@@ -32,18 +36,18 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass, field
 
-from kit.llm import ScriptedLLM, fact_listing_summariser
+from kit.llm import fact_listing_summariser
 from kit.memory import CompactionError, SummaryMemory
 from kit.messages import indent_continuation
-from kit.rag.citations import CitationResult, number_chunks, parse_citations
+from kit.rag.citations import CitationResult, markers_to_ids, number_chunks, parse_citations
 from kit.rag.guardrail import GuardrailResult, check_citations, refuse
 from kit.rag.metrics import Metrics
 from kit.rag.rewrite import MAX_QUERY_WORDS, Rewrite, rewrite_query
 from kit.trace import Table
 
 __all__ = ["Chatbot", "Answer", "SYSTEM_PROMPT", "TURN_METRIC", "FAILED_METRIC",
-           "default_memory", "build_answer_prompt", "TRACE_COLUMNS", "trace_row",
-           "trace_table", "COD_QUESTIONS", "COD_REPLIES", "cod_chatbot", "cod_trace"]
+           "NOTHING_RETRIEVED", "default_memory", "build_answer_prompt", "TRACE_COLUMNS",
+           "trace_row", "trace_table"]
 
 SYSTEM_PROMPT = (
     "You are a support assistant. Answer only from the numbered context. Cite the chunk "
@@ -62,7 +66,10 @@ def default_memory() -> SummaryMemory:
 
 
 def build_answer_prompt(history: str, chunks: Sequence[object], question: str) -> str:
-    """The generation call's user message: history (if any), numbered context, question."""
+    """The generation call's user message (str): ``"Conversation so far:\n<history>"``
+    (left out when ``history`` is blank), ``"Context:\n[1] ...\n\n[2] ..."`` (see
+    :func:`kit.rag.citations.number_chunks`) and ``"Question: <question>"``, separated by
+    blank lines. Raises TypeError for chunks without str ``id``, ``text`` and ``source``."""
     parts = [f"Conversation so far:\n{history.strip()}"] if history.strip() else []
     parts += [f"Context:\n{number_chunks(chunks)}",
               f"Question: {indent_continuation(question.strip())}"]
@@ -81,7 +88,9 @@ class Answer:
     the reason; ``refused``: the guardrail did not pass; ``model_calls``: calls of ``llm`` in
     this turn (rewrite + generation); ``latency_ms``: the turn's time in milliseconds by
     the chatbot's clock; ``draft``: the model's raw reply (None if nothing was retrieved);
-    ``memory_note``: "" or why compaction failed while saving (the turn was saved).
+    ``memory_note``: "" or why compaction failed while saving (the turn was saved);
+    ``saved_answer``: the answer as written to memory, each run of ``[n]`` markers
+    replaced by the cited chunk ids (``"... days (source: c1)."``; the refusal as it is).
     """
 
     session_id: str
@@ -98,6 +107,7 @@ class Answer:
     latency_ms: float
     draft: str | None = None
     memory_note: str = ""
+    saved_answer: str = ""
 
     @property
     def cited_ids(self) -> tuple[str, ...]:
@@ -218,10 +228,13 @@ class Chatbot:
         """Answer ``question`` in session ``session_id``; save the turn; return an
         :class:`Answer`.
 
-        Raises ValueError for an empty session id or question (or a question the
-        session's memory could never hold), TypeError for non-str arguments or a model
-        reply that is not a str; any exception of the retriever or the generation call
-        propagates. In all these cases the memory is unchanged.
+        The user gets ``Answer.answer`` (the draft with its ``[n]`` markers, or the
+        refusal); memory gets the question and ``Answer.saved_answer`` (markers replaced by
+        the cited chunk ids). Raises ValueError for an empty session id or question (or a
+        question or saved answer the session's memory could never hold), TypeError for
+        non-str arguments or a model reply that is not a str; any exception of the
+        retriever or the generation call propagates. In all these cases the memory is
+        unchanged.
         """
         if not isinstance(session_id, str) or not session_id.strip():
             raise ValueError(f"session_id must be a non-empty str, got {session_id!r}")
@@ -266,18 +279,22 @@ class Chatbot:
             verdict = check_citations(draft, citations)
         else:
             citations, verdict = CitationResult((), (), 0), refuse(NOTHING_RETRIEVED)
-        _check_fits(memory, "answer", verdict.answer)
+        # [n] means "this turn's chunk n": memory keeps the chunk ids instead.
+        saved = markers_to_ids(verdict.answer, chunks)
+        _check_fits(memory, "answer", saved)
         # Commit: every step has returned.
         note = ""
-        for role, text in (("user", question), ("assistant", verdict.answer)):
+        for role, text in (("user", question), ("assistant", saved)):
             try:
                 memory.add(role, text)
             except CompactionError as exc:      # the message was kept; compaction retries later
                 note = f"compaction failed: {exc.__cause__!r}"
-        answer = Answer(session_id, len(session.answers) + 1, question, verdict.answer,
-                        rewrite.query, rewrite, tuple(c.id for c in chunks), tuple(chunks),
-                        citations, verdict, calls[0], (self.clock() - start) * 1000, draft,
-                        note)
+        answer = Answer(session_id=session_id, turn=len(session.answers) + 1,
+                        question=question, answer=verdict.answer, query=rewrite.query,
+                        rewrite=rewrite, chunk_ids=tuple(c.id for c in chunks),
+                        chunks=tuple(chunks), citations=citations, guardrail=verdict,
+                        model_calls=calls[0], latency_ms=(self.clock() - start) * 1000,
+                        draft=draft, memory_note=note, saved_answer=saved)
         session.answers.append(answer)
         return answer
 
@@ -304,40 +321,3 @@ def trace_table(answers: Sequence[Answer], title: str = "",
     injected clock wherever the output is compared)."""
     columns = TRACE_COLUMNS + (["latency (ms)"] if show_latency else [])
     return Table(columns, [trace_row(a, show_latency) for a in answers], title)
-
-
-# -- the seed's worked example -------------------------------------------------------
-COD_QUESTIONS = ("How long do prepaid refunds take?", "and for COD?")
-COD_REPLIES = ("Prepaid refunds take 5 working days [1].",   # turn 1: answer
-               "cash-on-delivery refund",                    # turn 2: rewrite
-               "They are paid as store credit [1].")         # turn 2: answer
-
-
-def cod_chatbot(rewrite: bool = True, clock: Callable[[], float] = time.perf_counter) -> Chatbot:
-    """The seed-004 set-up: the two refund chunks, the keyword retriever (words of 4+
-    letters), a scripted model (:data:`COD_REPLIES`), summary memory with budget 500."""
-    from kit.rag.documents import seed_chunks
-    from kit.rag.retrieval import KeywordRetriever
-    replies = COD_REPLIES if rewrite else COD_REPLIES[:1]   # no rewrite, no turn-2 answer call
-    return Chatbot(KeywordRetriever(seed_chunks(), min_len=4), ScriptedLLM(replies),
-                   memory_factory=lambda: SummaryMemory(fact_listing_summariser, budget=500),
-                   clock=clock, rewrite=rewrite)
-
-
-def cod_trace() -> str:
-    """The seed's "and for COD?" example as text: the trace with the rewrite, the
-    answers, the same turns without the rewrite, and the latency count (no timings,
-    which vary by machine)."""
-    lines = []
-    for rewrite in (True, False):
-        bot = cod_chatbot(rewrite=rewrite)
-        answers = [bot.ask("s1", q) for q in COD_QUESTIONS]
-        title = ("COD trace: keyword retriever, scripted model, summary memory (budget 500)"
-                 if rewrite else "Without the rewrite: the raw questions go to retrieval")
-        lines += [str(trace_table(answers, title)), ""]
-        lines += [f"turn {a.turn} answer: {a.answer}" for a in answers] + [""]
-        if rewrite:
-            count = bot.metrics.count(TURN_METRIC)
-            lines += [f"latency: {count} turns recorded under {TURN_METRIC!r} "
-                      f"(timings vary by machine, not printed)", ""]
-    return "\n".join(lines).rstrip("\n")

@@ -25,6 +25,14 @@ What counts as a citation marker (decided here, tested in tests/test_citations.p
   *invalid*: listed in :attr:`CitationResult.invalid`, never mapped to a chunk.
 
 Valid citations are de-duplicated by marker, in first-seen order.
+
+A marker means something only next to the chunks of its own turn: ``[1]`` is this
+turn's first chunk, and the next turn numbers its chunks from 1 again. So an answer
+kept for later (in a conversation's memory) is rewritten by :func:`markers_to_ids`:
+each run of markers becomes the ids of the chunks it cites, ``days [1].`` ->
+``days (source: c1).``, ``[1][2]`` -> ``(sources: c1, c2)``. Parentheses, not brackets:
+the history must not look like the ``[n]`` citations the model is asked to write (and
+an id made of digits in brackets would read as a marker).
 """
 from __future__ import annotations
 
@@ -34,7 +42,8 @@ from dataclasses import dataclass
 
 from kit.messages import indent_continuation
 
-__all__ = ["Citation", "CitationResult", "number_chunks", "parse_citations", "find_markers"]
+__all__ = ["Citation", "CitationResult", "number_chunks", "parse_citations", "find_markers",
+           "markers_to_ids"]
 
 # Code spans and fenced blocks are blanked out before markers are searched.
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
@@ -112,16 +121,48 @@ def _blank(match: re.Match) -> str:
     return " " * len(match.group(0))
 
 
+def _runs(answer: str) -> list[tuple[int, int, list[int]]]:
+    """(start, end, marker numbers) of every run of markers in ``answer``, in order;
+    code spans are skipped (blanked with spaces, so positions stay those of ``answer``)."""
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be a str, got {type(answer).__name__}: {answer!r:.60}")
+    text = _INLINE.sub(_blank, _FENCED.sub(_blank, answer))
+    return [(run.start(1), run.end(1), [int(n) for n in _NUMBER.findall(run.group(1))])
+            for run in _RUN.finditer(text)]
+
+
 def find_markers(answer: str) -> list[int]:
     """Every citation marker number in ``answer``, in order, repeats kept.
 
     ``"a [1][2], b [2, 3], c[4] [x] [5](url)"`` -> ``[1, 2, 2, 3]``. See the module
     docstring for what is ignored. Raises TypeError for a non-str answer.
     """
-    if not isinstance(answer, str):
-        raise TypeError(f"answer must be a str, got {type(answer).__name__}: {answer!r:.60}")
-    text = _INLINE.sub(_blank, _FENCED.sub(_blank, answer))
-    return [int(n) for run in _RUN.finditer(text) for n in _NUMBER.findall(run.group(1))]
+    return [n for _, _, numbers in _runs(answer) for n in numbers]
+
+
+def markers_to_ids(answer: str, chunks: Sequence[object]) -> str:
+    """``answer`` with each run of citation markers replaced by the ids it cites.
+
+    ``chunks``: the chunks the answer was written from, in prompt order (marker n is
+    ``chunks[n - 1]``). One cited chunk gives ``(source: <id>)``, several give
+    ``(sources: <id>, <id>)``, de-duplicated in first-seen order:
+    ``"5 days [1]. Credit [2][1]."`` -> ``"5 days (source: c1). Credit (sources: c2, c1)."``.
+    Everything else is kept character for character, including brackets that are not
+    markers (see the module docstring) and a run holding a number that names no shown
+    chunk (the guardrail refuses such a draft, so the chatbot never stores one).
+    Raises TypeError for a non-str answer or chunks without str ``id``, ``text`` and
+    ``source``.
+    """
+    chunks = _check_chunks(chunks)
+    parts, done = [], 0
+    for start, end, numbers in _runs(answer):
+        if not all(1 <= n <= len(chunks) for n in numbers):
+            continue
+        ids = list(dict.fromkeys(chunks[n - 1].id for n in numbers))
+        label = "source" if len(ids) == 1 else "sources"
+        parts += [answer[done:start], f"({label}: {', '.join(ids)})"]
+        done = end
+    return "".join(parts) + answer[done:]
 
 
 def parse_citations(answer: str, chunks: Sequence[object]) -> CitationResult:

@@ -7,9 +7,13 @@ A wrong answer has two possible causes, and one blended score cannot tell which:
 
 So :func:`evaluate` reports **recall@k** (was the gold chunk among the first k retrieved
 ids?) and **groundedness** (the mean verdict of a judge, :mod:`kit.rag.judge`) as two
-numbers, and :func:`diagnose` names the cause per case. :func:`evaluate_conversations`
-replays scripted multi-turn conversations and checks, at every step, the standalone
-query the bot searched with and whether the gold chunk came back.
+numbers, and :func:`diagnose` names the cause per case. Scripted multi-turn
+conversations are replayed by :mod:`kit.rag.multiturn`.
+
+A *hit* is the gold chunk or one of the case's ``also_correct`` near-duplicates (a FAQ
+entry that answers as well): recall@k counts a case as retrieved when any of them is
+among the first k ids, and :attr:`EvalRow.hit_rank` is the rank of the first of them;
+:attr:`EvalRow.gold_rank` is the rank of the gold chunk itself.
 
 A bot is anything with ``ask(session_id, question)`` returning an object with
 ``answer`` (str), ``query`` (the search query used) and ``chunk_ids`` (retrieved ids,
@@ -21,11 +25,11 @@ Progress bars (tqdm) are off by default (``progress=False``) so notebook outputs
 the same on every run; pass ``progress=True`` to see one, or ``None`` to let tqdm show
 it only on a terminal.
 
-Source: seed 004 (the evaluation harness and its multi-turn follow-up).
+Source: seed 004 (the evaluation harness: "recall of the gold chunk, judged
+groundedness", a fresh session per case, an unparseable verdict counted apart).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,9 +38,9 @@ from tqdm.auto import tqdm
 from kit.rag.judge import judge
 from kit.trace import Table
 
-__all__ = ["EvalRow", "EvalReport", "StepRow", "ConversationReport", "evaluate",
-           "evaluate_conversations", "diagnose", "diagnose_step", "normalise_query", "ADVICE"]
+__all__ = ["EvalRow", "EvalReport", "evaluate", "diagnose", "ADVICE"]
 
+# diagnosis -> what to change; "rewrite failure" is a step diagnosis of kit.rag.multiturn.
 ADVICE = {
     "ok": "the gold chunk was retrieved and the answer judged grounded",
     "retrieval failure": "the gold chunk was not retrieved: fix chunking, the query rewrite or the search",
@@ -50,12 +54,16 @@ ADVICE = {
 
 @dataclass(frozen=True)
 class EvalRow:
-    """One evaluated case. ``retrieved_gold``: the gold chunk (or one of
-    ``also_correct``, near-duplicates that answer the question too) is among the first
-    k retrieved ids (None when the case has no gold chunk); ``gold_rank``: 1-based
-    position of the first of them in ``chunk_ids``, or None; ``cited_gold``: the answer
-    cites one of them (None when unknown); ``groundedness``: 1.0 / 0.0 from the judge,
-    None when unjudged or refused."""
+    """One evaluated case (``case``: its 0-based index; ``session``: the session it ran in).
+
+    ``chunk_ids``: the retrieved ids, best first (all of them, not cut at k);
+    ``retrieved_gold``: a hit (the gold chunk or one of ``also_correct``) is among the
+    first k ids (None when the case has no gold chunk); ``cited_gold``: the answer cites
+    a hit (None when unknown); ``refused``: the bot refused (then not judged);
+    ``groundedness``: 1.0 / 0.0 from the judge, None when unjudged or refused;
+    ``judge_reason``: the judge's one sentence ("" if none). Ranks are 1-based positions
+    in ``chunk_ids``: :meth:`rank`, :attr:`hit_rank`, :attr:`gold_rank`.
+    """
 
     case: int
     session: str
@@ -65,12 +73,28 @@ class EvalRow:
     chunk_ids: tuple[str, ...]
     gold_chunk_id: str | None
     retrieved_gold: bool | None
-    gold_rank: int | None
     cited_gold: bool | None
     refused: bool
     groundedness: float | None
     judge_reason: str = ""
     also_correct: tuple[str, ...] = ()
+
+    def rank(self, chunk_id: str) -> int | None:
+        """1-based rank of ``chunk_id`` among the retrieved ids, None if not retrieved."""
+        return self.chunk_ids.index(chunk_id) + 1 if chunk_id in self.chunk_ids else None
+
+    @property
+    def hit_rank(self) -> int | None:
+        """Rank of the first hit (the gold chunk or an also-correct one), None if none was
+        retrieved or the case has no gold chunk. Over all retrieved ids, not cut at k."""
+        accepted = _accepted(self.gold_chunk_id, self.also_correct)
+        return next((n for n, i in enumerate(self.chunk_ids, 1) if i in accepted), None)
+
+    @property
+    def gold_rank(self) -> int | None:
+        """Rank of the gold chunk itself (an also-correct one may rank higher: see
+        :attr:`hit_rank`), None if it was not retrieved or the case has none."""
+        return None if self.gold_chunk_id is None else self.rank(self.gold_chunk_id)
 
 
 def diagnose(row: EvalRow) -> str:
@@ -145,16 +169,17 @@ class EvalReport:
         return Table(["metric", "value"], rows, "evaluation")
 
     def table(self) -> Table:
-        """One row per case: question, gold id, its rank, cited, verdict, diagnosis."""
+        """One row per case: question, gold id, hit rank, gold rank ("-" for none),
+        cited gold, verdict (yes / no / unjudged / refused) and diagnosis."""
         def verdict(r: EvalRow) -> str:
             if r.refused:
                 return "refused"
             return "unjudged" if r.groundedness is None else ("yes" if r.groundedness >= 1 else "no")
-        rows = [[r.case, r.question, r.gold_chunk_id or "-", r.gold_rank or "-",
-                 {True: "yes", False: "no", None: "-"}[r.cited_gold], verdict(r), diagnose(r)]
-                for r in self.rows]
-        return Table(["case", "question", "gold", "gold rank", "cited gold", "grounded",
-                      "diagnosis"], rows, "cases")
+        rows = [[r.case, r.question, r.gold_chunk_id or "-", r.hit_rank or "-",
+                 r.gold_rank or "-", {True: "yes", False: "no", None: "-"}[r.cited_gold],
+                 verdict(r), diagnose(r)] for r in self.rows]
+        return Table(["case", "question", "gold", "hit rank", "gold rank", "cited gold",
+                      "grounded", "diagnosis"], rows, "cases")
 
     def __str__(self) -> str:
         return str(self.summary())
@@ -186,12 +211,14 @@ def _case(item: object, where: str) -> tuple[str, str | None, tuple[str, ...]]:
     return question, gold, tuple(also)
 
 
-def _gold_found(ids: Sequence[str], accepted: Sequence[str]) -> tuple[bool | None, int | None]:
-    """(any accepted id among ``ids``, 1-based rank of the first), (None, None) if no gold."""
-    if not accepted:
-        return None, None
-    ranks = [n for n, i in enumerate(ids, 1) if i in accepted]
-    return bool(ranks), ranks[0] if ranks else None
+def _accepted(gold: str | None, also: Sequence[str]) -> tuple[str, ...]:
+    """The ids that count as a hit: the gold id and its also-correct ids; () if no gold."""
+    return (gold, *also) if gold is not None else ()
+
+
+def _hit(ids: Sequence[str], accepted: Sequence[str]) -> bool | None:
+    """Any accepted id among ``ids``; None when nothing is accepted (no gold chunk)."""
+    return any(i in accepted for i in ids) if accepted else None
 
 
 def _bots(source: object) -> Callable[[], object]:
@@ -263,16 +290,22 @@ def evaluate(bot: object, cases: Iterable[object], judge_model: Callable[[str, s
     i from 0), or a factory ``() -> bot`` called once per case. ``cases``: objects or
     dicts with ``question`` (str), ``gold_chunk_id`` (str, or None for a question the
     documents cannot answer) and optionally ``also_correct`` (ids of near-duplicate
-    chunks that answer it too: retrieving one of them counts as retrieving the gold,
-    as in :class:`kit.rag.documents.GoldQuestion`). ``judge_model``: a chat model for :func:`kit.rag.judge.judge`,
-    or None to skip judging (every answer is then unjudged). ``k``: recall@k counts the
-    gold id among the first k retrieved ids; None counts all of them. ``corpus``: chunks
-    (or id -> chunk) to show the judge when answers carry no ``.chunks``.
+    chunks that answer it too, as in :class:`kit.rag.goldset.GoldQuestion`: retrieving
+    one of them is a hit). ``judge_model``: a chat model ``(system, user) -> str`` for
+    :func:`kit.rag.judge.judge`, or None to skip judging (every answer is then
+    unjudged). ``k``: a cut-off in chunks, an int >= 1: recall@k counts a hit among the
+    first k retrieved ids; None counts all of them. ``corpus``: chunks (or id -> chunk)
+    to show the judge when answers carry no ``.chunks``. ``progress``: a tqdm bar
+    (False: none, True: always, None: on a terminal only).
 
     An answer is *refused* when it has ``refused`` true, or else ``citations`` that are
     empty; refusals are not judged. One ``ask`` and at most one judge call per case.
-    Raises ValueError/TypeError for bad arguments or a session id the bot already holds,
-    before asking anything; an exception from the bot propagates.
+    Returns an :class:`EvalReport` with one :class:`EvalRow` per case, in order.
+    Raises ValueError naming the case for a bad case (no ``question``, a non-str gold id,
+    ``also_correct`` without a gold id), ValueError for a bad ``k`` or ``progress`` or a
+    session id the bot already holds, TypeError for a bot without ``ask``, all before
+    asking anything; ValueError when an answer has no ``.chunks`` and no ``corpus`` was
+    given (before its judge call); an exception from the bot propagates.
     """
     k, disable = _check_k(k), _check_progress(progress)
     make_bot = _bots(bot)
@@ -293,141 +326,11 @@ def evaluate(bot: object, cases: Iterable[object], judge_model: Callable[[str, s
         if judge_model is not None and not refused:
             shown = _shown_chunks(out, corpus, f"case {i}")
             verdict = judge(question, out.answer, shown, judge_model)
-        accepted = (gold, *also) if gold is not None else ()
-        retrieved, rank = _gold_found(ids[:k], accepted)
+        accepted = _accepted(gold, also)
         rows.append(EvalRow(
             case=i, session=session, question=question, answer=out.answer, query=out.query,
-            chunk_ids=ids, gold_chunk_id=gold, retrieved_gold=retrieved,
-            gold_rank=_gold_found(ids, accepted)[1],
+            chunk_ids=ids, gold_chunk_id=gold, retrieved_gold=_hit(ids[:k], accepted),
             cited_gold=None if not accepted or cited is None else any(a in cited for a in accepted),
             refused=refused, groundedness=verdict.groundedness if verdict else None,
             judge_reason=verdict.reason if verdict else "", also_correct=also))
     return EvalReport(tuple(rows), k)
-
-
-# --- multi-turn scripted conversations -------------------------------------------------
-
-def normalise_query(text: str) -> str:
-    """Casefold, turn every run of characters other than letters and digits into one
-    space, strip: "Refund time for cash-on-delivery?" -> "refund time for cash on delivery"."""
-    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
-
-
-@dataclass(frozen=True)
-class StepRow:
-    """One step of a scripted conversation. ``query_match``: the query used equals the
-    expected standalone query after :func:`normalise_query` (None when none expected);
-    ``retrieved_gold``: gold id among the first k retrieved (None when no gold)."""
-
-    conversation: int
-    step: int
-    session: str
-    question: str
-    query: str
-    expected_query: str | None
-    query_match: bool | None
-    chunk_ids: tuple[str, ...]
-    gold_chunk_id: str | None
-    retrieved_gold: bool | None
-
-
-def diagnose_step(row: StepRow) -> str:
-    """"ok" when the gold chunk was retrieved (or there is none), else "rewrite failure"
-    when the query differs from the expected one, else "retrieval failure"."""
-    if row.retrieved_gold is not False:
-        return "ok"
-    return "rewrite failure" if row.query_match is False else "retrieval failure"
-
-
-@dataclass(frozen=True)
-class ConversationReport:
-    """What :func:`evaluate_conversations` measured: ``query_match`` and ``recall`` rates
-    over the steps that have an expected query / a gold chunk (None if none)."""
-
-    rows: tuple[StepRow, ...]
-    k: int | None
-
-    @property
-    def steps(self) -> int:
-        return len(self.rows)
-
-    @property
-    def query_match(self) -> float | None:
-        return _rate([r.query_match for r in self.rows if r.query_match is not None])
-
-    @property
-    def recall(self) -> float | None:
-        return _rate([r.retrieved_gold for r in self.rows if r.retrieved_gold is not None])
-
-    def summary(self) -> Table:
-        """One row per metric: conversations, steps, standalone query match, recall@k."""
-        match = [r.query_match for r in self.rows if r.query_match is not None]
-        gold = [r.retrieved_gold for r in self.rows if r.retrieved_gold is not None]
-        at = f"recall@{self.k}" if self.k else "recall (all retrieved)"
-        rows = [["conversations", len({r.conversation for r in self.rows})],
-                ["steps", self.steps],
-                ["standalone query match", _show(self.query_match, sum(match), len(match))],
-                [at, _show(self.recall, sum(gold), len(gold))]]
-        return Table(["metric", "value"], rows, "multi-turn evaluation")
-
-    def table(self) -> Table:
-        """One row per step: question, query used, expected query, match, gold, diagnosis."""
-        mark = {True: "yes", False: "no", None: "-"}
-        rows = [[r.conversation, r.step, r.question, r.query, r.expected_query or "-",
-                 mark[r.query_match], r.gold_chunk_id or "-", mark[r.retrieved_gold],
-                 diagnose_step(r)] for r in self.rows]
-        return Table(["conversation", "step", "question", "query used", "expected query",
-                      "match", "gold", "retrieved", "diagnosis"], rows, "steps")
-
-    def __str__(self) -> str:
-        return str(self.summary())
-
-
-def _steps(conversation: object, where: str) -> list[tuple[str, str | None, tuple[str, ...]]]:
-    """(question, expected standalone query or None, accepted gold ids) per step."""
-    steps = conversation if isinstance(conversation, (list, tuple)) else _field(conversation, "steps", where)
-    out = []
-    for j, step in enumerate(steps, 1):
-        question, gold, also = _case(step, f"{where} step {j}")
-        expected = _field(step, "standalone_query", f"{where} step {j}")
-        if expected is not None and not isinstance(expected, str):
-            raise ValueError(f"{where} step {j}: standalone_query must be a str or None, got {expected!r:.60}")
-        out.append((question, expected, (gold, *also) if gold is not None else ()))
-    if not out:
-        raise ValueError(f"{where} has no steps")
-    return out
-
-
-def evaluate_conversations(bot: object, conversations: Iterable[object], *, k: int | None = None,
-                           progress: bool | None = False,
-                           session_prefix: str = "conv") -> ConversationReport:
-    """Replay scripted conversations, each in its own fresh session, checking every step.
-
-    ``conversations``: each a list of steps, or an object/dict with ``steps`` (such as
-    :class:`kit.rag.documents.GoldConversation`); a step has ``question``,
-    ``standalone_query`` (the query a good rewrite gives, or None) and ``gold_chunk_id``
-    (or None; optional ``also_correct`` as in :func:`evaluate`). Conversation i runs in session
-    ``f"{session_prefix}-{i}"``; ``bot`` and ``k`` as in :func:`evaluate`. The query
-    match is exact after :func:`normalise_query` (case, punctuation and hyphens ignored;
-    word order and wording are not). No judge calls. Raises as :func:`evaluate`.
-    """
-    k, disable = _check_k(k), _check_progress(progress)
-    make_bot = _bots(bot)
-    scripts = [_steps(c, f"conversation {i}") for i, c in enumerate(conversations)]
-    if hasattr(bot, "ask"):
-        for i in range(len(scripts)):
-            _check_fresh(bot, f"{session_prefix}-{i}")
-    rows = []
-    for i, steps in enumerate(tqdm(scripts, desc="conversations", disable=disable)):
-        session, current = f"{session_prefix}-{i}", make_bot()
-        _check_fresh(current, session)
-        for j, (question, expected, accepted) in enumerate(steps, 1):
-            out = current.ask(session, question)
-            ids = tuple(out.chunk_ids)
-            rows.append(StepRow(
-                conversation=i, step=j, session=session, question=question, query=out.query,
-                expected_query=expected,
-                query_match=None if expected is None else normalise_query(out.query) == normalise_query(expected),
-                chunk_ids=ids, gold_chunk_id=accepted[0] if accepted else None,
-                retrieved_gold=_gold_found(ids[:k], accepted)[0]))
-    return ConversationReport(tuple(rows), k)

@@ -32,7 +32,7 @@ from kit.rag.documents import Chunk
 
 __all__ = ["JUDGE_SYSTEM", "Verdict", "build_judge_prompt", "parse_judge_prompt",
            "parse_verdict", "judge", "content_words", "split_sentences", "overlap_judge",
-           "FlakyJudge", "STOPWORDS"]
+           "FlakyJudge", "JUDGE_STOPWORDS"]
 
 JUDGE_SYSTEM = (
     "You check answers of a support assistant. The answer may use only the numbered "
@@ -170,7 +170,7 @@ def judge(question: str, answer: str, chunks: Sequence[Chunk],
 
 # --- the deterministic stub judge ------------------------------------------------------
 
-STOPWORDS = frozenset(
+JUDGE_STOPWORDS = frozenset(
     "the and for are but not you your our with this that these those from into onto was "
     "were will would can could should has have had its it's they them their there then "
     "than what when where which who how why all any each also only just very about after "
@@ -180,11 +180,11 @@ STOPWORDS = frozenset(
 
 def content_words(text: str) -> set[str]:
     """Lower-cased words of ``text`` that carry content: runs of letters and digits,
-    citation markers removed, without :data:`STOPWORDS` and words shorter than three
+    citation markers removed, without :data:`JUDGE_STOPWORDS` and words shorter than three
     characters, except that any word with a digit counts ("5", "30")."""
     words = re.findall(r"[a-z0-9]+", MARKERS.sub(" ", text.lower()))
     return {w for w in words
-            if any(ch.isdigit() for ch in w) or (len(w) >= 3 and w not in STOPWORDS)}
+            if any(ch.isdigit() for ch in w) or (len(w) >= 3 and w not in JUDGE_STOPWORDS)}
 
 
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])*(?=\s|$)")

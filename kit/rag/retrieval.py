@@ -32,9 +32,9 @@ from kit.memory.base import check_int
 from kit.rag.documents import Chunk, check_chunks
 
 __all__ = ["Retriever", "KeywordRetriever", "BM25Retriever", "HybridRetriever", "rrf",
-           "tokenize", "s_stem", "keyword_words", "check_query", "STOPWORDS"]
+           "tokenize", "s_stem", "keyword_words", "check_query", "BM25_STOPWORDS"]
 
-STOPWORDS = frozenset(STOPWORDS_EN)  # bm25s's 33 English stopwords, shipped offline
+BM25_STOPWORDS = frozenset(STOPWORDS_EN)  # bm25s's 33 English stopwords, shipped offline
 
 
 def check_query(query: object, k: object) -> None:
@@ -57,11 +57,14 @@ class Retriever:
         return len(self.chunks)
 
     def search(self, query: str, k: int) -> list[Chunk]:
-        """The top ``k`` matching chunks, best first (``[]`` when nothing matches)."""
+        """The top ``k`` matching chunks (``k``: an int >= 1, in chunks), best first, ``[]``
+        when nothing matches. Raises as :func:`check_query`."""
         return [chunk for chunk, _ in self.search_scored(query, k)]
 
     def search_scored(self, query: str, k: int) -> list[tuple[Chunk, float]]:
-        """``[(chunk, score), ...]``, best first, at most ``k``, only scores > 0."""
+        """``[(chunk, score), ...]``, best first, at most ``k``, only scores > 0 (the
+        score's unit depends on the retriever: shared words, BM25, or RRF sums). Raises as
+        :func:`check_query`."""
         check_query(query, k)
         return self._ranked(query, k)
 
@@ -148,9 +151,9 @@ def s_stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     r"""BM25 tokens of ``text``: lowercased runs of letters and digits (``\w+``), the
-    :data:`STOPWORDS` removed, each folded by :func:`s_stem`. Offline and deterministic:
+    :data:`BM25_STOPWORDS` removed, each folded by :func:`s_stem`. Offline and deterministic:
     ``tokenize("And for COD orders?") == ["cod", "order"]``."""
-    return [s_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS]
+    return [s_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in BM25_STOPWORDS]
 
 
 class BM25Retriever(Retriever):

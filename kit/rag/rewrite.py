@@ -59,7 +59,8 @@ class Rewrite:
 
 
 def build_rewrite_prompt(history: str, question: str) -> str:
-    """The user message of the rewrite call: the conversation so far, then the question.
+    """The user message of the rewrite call (str): ``"Conversation so far:\n<history>"``,
+    a blank line, then ``"Final user question:\n<question>"``; both arguments are str.
 
     Continuation lines of the question are indented, so it cannot fake a header.
     """

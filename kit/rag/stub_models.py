@@ -77,7 +77,7 @@ def first_sentence(chunk_text: str) -> str:
 def standalone_table(conversations: Iterable[object]) -> dict[str, str]:
     """question -> expected standalone query, over every step of scripted conversations
     (objects or dicts with ``steps``, each step with ``question`` and
-    ``standalone_query``, as :class:`kit.rag.documents.GoldConversation`). Raises
+    ``standalone_query``, as :class:`kit.rag.goldset.GoldConversation`). Raises
     ValueError if one question is given two different standalone queries."""
     table: dict[str, str] = {}
     for conversation in conversations:
