@@ -27,7 +27,8 @@ import time
 
 import numpy as np
 
-from kit.rag.documents import Chunk, load_corpus, load_eval_set
+from kit.rag.documents import Chunk, load_corpus
+from kit.rag.goldset import load_eval_set
 from kit.rag.retrieval import BM25Retriever, HybridRetriever, KeywordRetriever
 from kit.trace import Table
 

@@ -69,7 +69,8 @@ def test_fact_retention_benchmark_prints_its_table():
 
 
 def test_retrieval_benchmark_prints_its_table():
-    from kit.rag.documents import load_corpus, load_eval_set
+    from kit.rag.documents import load_corpus
+    from kit.rag.goldset import load_eval_set
     from kit.rag.retrieval import BM25Retriever
 
     done = subprocess.run([sys.executable, "benchmarks/retrieval.py", "--sizes", "300",

@@ -64,11 +64,3 @@ def test_eval_set_errors_name_the_entry(tmp_path):
         load_eval_set(write(tmp_path, [q]))
     with pytest.raises(FileNotFoundError, match="no eval set at"):
         load_eval_set(tmp_path / "missing.json")
-
-
-def test_the_loader_is_still_importable_from_documents():
-    from kit.rag import documents
-    from kit.rag.documents import load_eval_set as old_name
-    assert old_name is load_eval_set and documents.EvalSet is EvalSet
-    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        documents.nothing  # noqa: B018

@@ -219,15 +219,3 @@ def load_corpus(directory: str | os.PathLike | None = None,
               for chunk in chunk_markdown(f.read_text(encoding="utf-8"), f.name, max_words)]
     return check_chunks(chunks)
 
-
-# The gold-set loader moved to kit.rag.goldset; ``from kit.rag.documents import
-# load_eval_set`` (and the gold-set types) keep working through this lookup.
-_MOVED_TO_GOLDSET = ("GoldQuestion", "ConversationStep", "GoldConversation", "EvalSet",
-                     "load_eval_set")
-
-
-def __getattr__(name: str) -> object:
-    if name in _MOVED_TO_GOLDSET:
-        from kit.rag import goldset
-        return getattr(goldset, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
