@@ -388,3 +388,27 @@ def test_cod_chatbot_reproduces_the_seed():
     plain.ask("s1", PREPAID)
     raw = plain.ask("s1", COD)
     assert (raw.query, raw.chunk_ids, raw.answer, raw.model_calls) == (COD, (), REFUSAL, 0)
+
+
+@pytest.mark.parametrize("times, error, match", [
+    ((10.0, 5.0), ValueError, "clock must not go backwards"),
+    ((10.0, None), TypeError, "clock must return seconds as a number, got None"),
+    ((10.0, float("nan")), ValueError, "clock must not go backwards or return inf/NaN"),
+])
+def test_a_broken_clock_fails_the_turn_before_anything_is_saved(times, error, match):
+    bot = Chatbot(Docs(), ScriptedLLM(COD_REPLIES), clock=Clock(0.0, 0.1, *times, 0.0))
+    bot.ask("s1", PREPAID)
+    before = (memory_lines(bot), bot.memory("s1").context())
+    with pytest.raises(error, match=match):
+        bot.ask("s1", COD)
+    assert (memory_lines(bot), bot.memory("s1").context()) == before
+    assert [a.turn for a in bot.answers("s1")] == [1]
+    assert bot.metrics.values(TURN_METRIC) == [100.0]
+
+
+def test_a_draft_with_a_marker_of_thousands_of_digits_is_refused():
+    bot = Chatbot(Docs(), lambda system, user: "5 days [1] [" + "9" * 5000 + "].",
+                  rewrite=False)
+    answer = bot.ask("s1", PREPAID)
+    assert answer.refused and answer.guardrail.reason.startswith("invalid marker [1000000000]")
+    assert memory_lines(bot)[-1] == ("assistant", REFUSAL)

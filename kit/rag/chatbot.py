@@ -30,6 +30,7 @@ The seed's two-turn example ("and for COD?") is in :mod:`kit.rag.cod`.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -87,7 +88,7 @@ class Answer:
     parsed markers (empty if there was no draft); ``guardrail``: pass or refuse, with
     the reason; ``refused``: the guardrail did not pass; ``model_calls``: calls of ``llm`` in
     this turn (rewrite + generation); ``latency_ms``: the turn's time in milliseconds by
-    the chatbot's clock; ``draft``: the model's raw reply (None if nothing was retrieved);
+    the chatbot's clock, read before the turn is saved to memory; ``draft``: the model's raw reply (None if nothing was retrieved);
     ``memory_note``: "" or why compaction failed while saving (the turn was saved);
     ``saved_answer``: the answer as written to memory, each run of ``[n]`` markers
     replaced by the cited chunk ids (``"... days (source: c1)."``; the refusal as it is).
@@ -135,6 +136,20 @@ def _check_callable(name: str, value: object, shape: str) -> None:
 def _history(memory) -> str:
     """The memory as text, or "" if it holds nothing yet (no turns, no summary)."""
     return memory.context() if memory.turns or getattr(memory, "summary", "") else ""
+
+
+def _elapsed_ms(start: object, end: object) -> float:
+    """Milliseconds from ``start`` to ``end`` (clock readings in seconds). Raises TypeError
+    for a reading that is not a number, ValueError for a non-finite or negative span."""
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"clock must return seconds as a number, got {value!r:.60} "
+                            f"at the {name} of the turn; nothing was saved")
+    ms = (end - start) * 1000
+    if not math.isfinite(ms) or ms < 0:
+        raise ValueError(f"clock must not go backwards or return inf/NaN, read {start!r} "
+                         f"then {end!r}; nothing was saved")
+    return ms
 
 
 def _check_fits(memory, role: str, text: str) -> None:
@@ -232,7 +247,8 @@ class Chatbot:
         refusal); memory gets the question and ``Answer.saved_answer`` (markers replaced by
         the cited chunk ids). Raises ValueError for an empty session id or question (or a
         question or saved answer the session's memory could never hold), TypeError for
-        non-str arguments or a model reply that is not a str; any exception of the
+        non-str arguments or a model reply that is not a str, TypeError / ValueError for a
+        clock that returns no number or goes backwards; any exception of the
         retriever or the generation call propagates. In all these cases the memory is
         unchanged.
         """
@@ -250,7 +266,12 @@ class Chatbot:
             try:
                 answer = self._turn(session, session_id, question, start)
             except Exception:
-                self.metrics.record(FAILED_METRIC, (self.clock() - start) * 1000)
+                try:
+                    failed_ms = _elapsed_ms(start, self.clock())
+                except Exception:               # a broken clock must not hide the error
+                    failed_ms = None
+                if failed_ms is not None:
+                    self.metrics.record(FAILED_METRIC, failed_ms)
                 raise
             self.metrics.record(TURN_METRIC, answer.latency_ms)
             return answer
@@ -282,6 +303,7 @@ class Chatbot:
         # [n] means "this turn's chunk n": memory keeps the chunk ids instead.
         saved = markers_to_ids(verdict.answer, chunks)
         _check_fits(memory, "answer", saved)
+        latency_ms = _elapsed_ms(start, self.clock())   # a broken clock fails before any write
         # Commit: every step has returned.
         note = ""
         for role, text in (("user", question), ("assistant", saved)):
@@ -293,7 +315,7 @@ class Chatbot:
                         question=question, answer=verdict.answer, query=rewrite.query,
                         rewrite=rewrite, chunk_ids=tuple(c.id for c in chunks),
                         chunks=tuple(chunks), citations=citations, guardrail=verdict,
-                        model_calls=calls[0], latency_ms=(self.clock() - start) * 1000,
+                        model_calls=calls[0], latency_ms=latency_ms,
                         draft=draft, memory_note=note, saved_answer=saved)
         session.answers.append(answer)
         return answer
