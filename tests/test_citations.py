@@ -121,3 +121,13 @@ def test_markers_to_ids_rejects_bad_input():
         markers_to_ids(b"[1]", CHUNKS)
     with pytest.raises(TypeError, match="chunk 1"):
         markers_to_ids("[1]", [("c1", "text", "src")])
+
+
+def test_a_marker_of_thousands_of_digits_is_invalid_not_a_crash():
+    # int("9" * 5000) raises ValueError (Python's 4300-digit limit); such a marker must
+    # read as an invalid marker, so the guardrail refuses the draft.
+    answer = "Refunds take 5 days [1] [" + "9" * 5000 + "]."
+    result = parse_citations(answer, CHUNKS)
+    assert result.markers == (1,) and result.invalid == (10 ** 9,)
+    assert find_markers("see [0000000002]") == [2]              # leading zeros aside
+    assert markers_to_ids(answer, CHUNKS).startswith("Refunds take 5 days (source: c1) [999")

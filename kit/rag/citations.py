@@ -23,6 +23,8 @@ What counts as a citation marker (decided here, tested in tests/test_citations.p
   citation and is refused, rather than code like ``items[1]`` passing for a citation.
 - A marker whose number names no shown chunk (``[0]``, or ``n`` > number of chunks) is
   *invalid*: listed in :attr:`CitationResult.invalid`, never mapped to a chunk.
+  A number of more than 9 digits (leading zeros aside) is read as :data:`TOO_BIG` (10**9, no chunk has it), so
+  a hostile ``[999...9]`` of thousands of digits is invalid instead of crashing ``int``.
 
 Valid citations are de-duplicated by marker, in first-seen order.
 
@@ -53,6 +55,12 @@ _INLINE = re.compile(r"`[^`\n]*`")
 _GROUP = r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]"
 _RUN = re.compile(rf"(?<![\w\])])((?:{_GROUP})+)(?!\(|{_GROUP})")
 _NUMBER = re.compile(r"\d+")
+TOO_BIG = 10 ** 9
+
+
+def _number(digits: str) -> int:
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 9 else TOO_BIG
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,7 @@ def _runs(answer: str) -> list[tuple[int, int, list[int]]]:
     if not isinstance(answer, str):
         raise TypeError(f"answer must be a str, got {type(answer).__name__}: {answer!r:.60}")
     text = _INLINE.sub(_blank, _FENCED.sub(_blank, answer))
-    return [(run.start(1), run.end(1), [int(n) for n in _NUMBER.findall(run.group(1))])
+    return [(run.start(1), run.end(1), [_number(n) for n in _NUMBER.findall(run.group(1))])
             for run in _RUN.finditer(text)]
 
 
