@@ -150,3 +150,9 @@ def test_flaky_judge_rejects_bad_call_numbers():
         FlakyJudge(overlap_judge, unparseable_on={2}, raise_on={2, 3})
     with pytest.raises(TypeError, match="exception instance"):
         FlakyJudge(overlap_judge, error=TimeoutError)
+
+
+def test_a_verdict_nested_too_deep_is_unjudged_not_a_crash():
+    deep = '{"grounded": true, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert parse_verdict(deep) is None
+    assert judge("q?", "5 days [1].", CHUNKS, lambda system, user: deep) is None

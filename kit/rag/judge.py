@@ -126,7 +126,7 @@ def _read(text: object) -> dict | None:
         body = fenced.group(1).strip()
     try:
         data = json.loads(body, object_pairs_hook=_unique_keys)
-    except ValueError:          # not JSON, or a key given twice
+    except (ValueError, RecursionError):   # not JSON, a key given twice, or nested too deep
         return None
     if not isinstance(data, dict) or not isinstance(data.get("grounded"), bool):
         return None
@@ -140,7 +140,7 @@ def parse_verdict(text: object) -> float | None:
     code fence (```` ```json ... ``` ````), exactly one JSON object whose key
     ``"grounded"`` holds a JSON boolean. Anything else is None (unjudged): prose
     ("VERDICT: yes", "mostly grounded"), JSON with text around it, ``"grounded": "yes"``
-    or ``1``, a key given twice, a non-str reply. Other keys (such as ``"reason"``) are
+    or ``1``, a key given twice, JSON nested too deep to read, a non-str reply. Other keys (such as ``"reason"``) are
     allowed and ignored here.
     """
     data = _read(text)
