@@ -152,7 +152,7 @@ def test_bad_add_changes_nothing():
 
 
 def test_bm25_parameters_are_checked():
-    with pytest.raises(ValueError, match="k1 must be a number >= 0, got -1"):
+    with pytest.raises(ValueError, match="k1 must be a finite number >= 0, got -1"):
         BM25Retriever(TINY, k1=-1)
     with pytest.raises(ValueError, match="b must be between 0 and 1, got 2"):
         BM25Retriever(TINY, b=2)
@@ -227,7 +227,7 @@ def test_hybrid_arguments_are_checked():
         HybridRetriever([])
     with pytest.raises(TypeError, match="has no search"):
         HybridRetriever([object()])
-    with pytest.raises(ValueError, match="k_rrf must be a number >= 0, got -1"):
+    with pytest.raises(ValueError, match="k_rrf must be a finite number >= 0, got -1"):
         HybridRetriever([Fixed([A])], k_rrf=-1)
     with pytest.raises(ValueError, match="depth must be >= 1, got 0"):
         HybridRetriever([Fixed([A])], depth=0)
@@ -265,3 +265,17 @@ def test_every_retriever_returns_chunks_best_first(make):
 def test_bm25_finds_the_cod_refund_chunk_in_the_shipped_corpus():
     found = ids(BM25Retriever(load_corpus()).search("refund time for cash-on-delivery orders", 3))
     assert "refunds-04" in found
+
+
+@pytest.mark.parametrize("name, value", [("k1", math.nan), ("k1", math.inf), ("b", math.nan)])
+def test_bm25_rejects_nan_and_inf_parameters(name, value):
+    with pytest.raises(ValueError, match=f"{name} must be a finite number >= 0, got {value}"):
+        BM25Retriever(TINY, **{name: value})
+
+
+@pytest.mark.parametrize("value", [-1, -60, math.nan, math.inf])
+def test_rrf_and_hybrid_reject_a_bad_k_rrf(value):
+    with pytest.raises(ValueError, match=f"k_rrf must be a finite number >= 0, got {value}"):
+        rrf([[A], [A]], k_rrf=value)
+    with pytest.raises(ValueError, match="k_rrf must be a finite number >= 0"):
+        HybridRetriever([Fixed([A])], k_rrf=value)

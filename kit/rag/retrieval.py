@@ -173,8 +173,9 @@ class BM25Retriever(Retriever):
     def __init__(self, chunks: Iterable[Chunk] = (), k1: float = 1.5, b: float = 0.75,
                  tokenizer: Callable[[str], list[str]] = tokenize) -> None:
         for name, value in (("k1", k1), ("b", b)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         if b > 1:
             raise ValueError(f"b must be between 0 and 1, got {b!r}")
         if not callable(tokenizer):
@@ -215,6 +216,12 @@ class BM25Retriever(Retriever):
         return f"BM25Retriever({len(self.chunks)} chunks, k1={self.k1}, b={self.b})"
 
 
+def _check_k_rrf(k_rrf: object) -> None:
+    if isinstance(k_rrf, bool) or not isinstance(k_rrf, (int, float)) \
+            or not math.isfinite(k_rrf) or k_rrf < 0:
+        raise ValueError(f"k_rrf must be a finite number >= 0, got {k_rrf!r}")
+
+
 def rrf(rankings: Sequence[Sequence[Chunk]], k_rrf: float = 60) -> list[tuple[Chunk, float]]:
     """Reciprocal rank fusion: every chunk in any ranking scores
     ``sum(1 / (k_rrf + rank))`` over the rankings it appears in (rank 1 = first).
@@ -223,7 +230,9 @@ def rrf(rankings: Sequence[Sequence[Chunk]], k_rrf: float = 60) -> list[tuple[Ch
     ``math.fsum``, so equal rank sets give exactly equal scores; ties are broken by the
     chunk's best rank, then by the first ranking holding that rank (the order a
     round-robin merge would meet them). Returns ``[(chunk, score), ...]`` best first.
+    Raises ValueError for a ``k_rrf`` that is not a finite number >= 0.
     """
+    _check_k_rrf(k_rrf)
     terms: dict[str, list[float]] = {}
     first: dict[str, tuple[int, int]] = {}  # id -> (best rank, ranking index)
     chunks: dict[str, Chunk] = {}
@@ -243,7 +252,8 @@ class HybridRetriever(Retriever):
     Each retriever is asked for ``max(k, depth)`` chunks; the fused top ``k`` come back.
     ``k_rrf`` = 60 as in Cormack et al. 2009. ``add`` adds the chunks to every retriever
     (checked against all of them first, so a bad add changes none). Raises ValueError for
-    no retrievers or ``k_rrf`` < 0, TypeError for an object without ``search``.
+    no retrievers or a ``k_rrf`` that is not a finite number >= 0, TypeError for an
+    object without ``search``.
     """
 
     def __init__(self, retrievers: Sequence[Retriever], k_rrf: float = 60,
@@ -254,8 +264,7 @@ class HybridRetriever(Retriever):
         for r in retrievers:
             if not callable(getattr(r, "search", None)):
                 raise TypeError(f"{r!r:.60} has no search(query, k) method")
-        if isinstance(k_rrf, bool) or not isinstance(k_rrf, (int, float)) or k_rrf < 0:
-            raise ValueError(f"k_rrf must be a number >= 0, got {k_rrf!r}")
+        _check_k_rrf(k_rrf)
         self.retrievers, self.k_rrf = retrievers, k_rrf
         self.depth = check_int("depth", depth, 1)
 
