@@ -24,10 +24,13 @@ Source: the OpenAI chat-completions API, which these servers implement.
 """
 from __future__ import annotations
 
+import http.client
 import json
+import math
 import os
 import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
 
@@ -70,8 +73,32 @@ def _from_env(names: Sequence[str], env: Mapping[str, str]) -> str | None:
 def configured(env: Mapping[str, str] | None = None) -> bool:
     """True when the environment names both an endpoint and a model (see the module
     docstring), i.e. ``OpenAICompatibleModel()`` would not raise ModelConfigError."""
-    env = os.environ if env is None else env
-    return bool(_from_env(ENV_BASE_URL, env) and _from_env(ENV_MODEL, env))
+    try:
+        OpenAICompatibleModel(env=os.environ if env is None else env)   # no network
+    except ModelConfigError:
+        return False
+    return True
+
+
+def _check_base_url(base_url: object) -> str:
+    if not isinstance(base_url, str):
+        raise ModelConfigError(f"base_url must be a str, got {type(base_url).__name__}: "
+                               f"{base_url!r:.60}")
+    if not base_url.startswith(("http://", "https://")):
+        raise ModelConfigError(f"base_url must start with http:// or https://, got {base_url!r}")
+    if any(ch.isspace() or not ch.isprintable() for ch in base_url):
+        raise ModelConfigError(f"base_url must not hold spaces or control characters, "
+                               f"got {base_url!r}")
+    if not urllib.parse.urlsplit(base_url).hostname:
+        raise ModelConfigError(f"base_url names no host, got {base_url!r}")
+    return base_url
+
+
+def _check_number(name: str, value: object, low: float, strict: bool) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value < low or (strict and value == low):
+        raise ModelConfigError(f"{name} must be a finite number {'>' if strict else '>='} "
+                               f"{low}, got {value!r}")
 
 
 class OpenAICompatibleModel:
@@ -82,8 +109,11 @@ class OpenAICompatibleModel:
 
     ``timeout`` is in seconds; ``temperature`` is sent only when not None. Raises
     ModelConfigError for a missing base URL or model name, a base URL that is not
-    http(s), or a timeout that is not a positive number. A call raises ModelAPIError
-    (HTTP status and the start of the body, or why the endpoint could not be reached),
+    http(s), names no host or holds spaces or control characters, a blank or non-str
+    model name, a timeout that is not a number of seconds in (0, 1e9], a temperature that is
+    not a finite number >= 0, or an api_key that is not printable ASCII (its value is
+    never shown). A call raises ModelAPIError (HTTP status and the start of the body,
+    why the endpoint could not be reached, or a reply cut off or not HTTP at all),
     TimeoutError, or MalformedResponseError naming the missing field.
     """
 
@@ -97,15 +127,27 @@ class OpenAICompatibleModel:
             raise ModelConfigError(
                 "no endpoint: pass base_url= or set KIT_LLM_BASE_URL (or OPENAI_BASE_URL), "
                 "e.g. http://localhost:11434/v1 for Ollama or https://api.openai.com/v1")
-        if not base_url.startswith(("http://", "https://")):
-            raise ModelConfigError(f"base_url must start with http:// or https://, got {base_url!r}")
+        base_url = _check_base_url(base_url)
         if not model:
             raise ModelConfigError("no model name: pass model= or set KIT_LLM_MODEL, e.g. llama3.2")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ModelConfigError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        if not isinstance(model, str) or not model.strip():
+            raise ModelConfigError(f"model must be a non-blank str, got {model!r:.60}")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+                or not 0 < timeout <= 1e9:                # NaN fails too; sockets take <= 1e9
+            raise ModelConfigError(f"timeout must be a number of seconds > 0 (at most 1e9), "
+                                   f"got {timeout!r}")
+        if temperature is not None:
+            _check_number("temperature", temperature, 0, strict=False)
+        api_key = api_key or _from_env(ENV_API_KEY, env)
+        if api_key is not None and (not isinstance(api_key, str) or not api_key.isascii()
+                                    or any(ch.isspace() or not ch.isprintable() for ch in api_key)):
+            # the key itself is never shown
+            raise ModelConfigError(f"api_key must be a str of printable ASCII without spaces, "
+                                   f"got a {type(api_key).__name__} of length "
+                                   f"{len(api_key) if isinstance(api_key, str) else '?'}")
         self.base_url = base_url.rstrip("/")
         self.model, self.timeout, self.temperature = model, timeout, temperature
-        self._api_key = api_key or _from_env(ENV_API_KEY, env)
+        self._api_key = api_key
         self.calls = 0
 
     @property
@@ -125,7 +167,17 @@ class OpenAICompatibleModel:
         return self.chat(messages)
 
     def chat(self, messages: Sequence[Mapping[str, str]]) -> str:
-        """Send ``messages`` (dicts with ``role`` and ``content``); return the reply text."""
+        """Send ``messages`` (dicts with str ``role`` and ``content``); return the reply
+        text. Raises TypeError naming a malformed message, before anything is sent."""
+        if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence) \
+                or not messages:
+            raise TypeError(f"messages must be a non-empty list of {{'role', 'content'}} "
+                            f"dicts, got {messages!r:.80}")
+        for i, m in enumerate(messages):
+            if not isinstance(m, Mapping) or not all(isinstance(m.get(k), str)
+                                                     for k in ("role", "content")):
+                raise TypeError(f"messages[{i}] must be a dict with str 'role' and "
+                                f"'content', got {m!r:.80}")
         body: dict = {"model": self.model, "messages": [dict(m) for m in messages]}
         if self.temperature is not None:
             body["temperature"] = self.temperature
@@ -148,6 +200,9 @@ class OpenAICompatibleModel:
             if isinstance(error.reason, (TimeoutError, socket.timeout)):
                 raise TimeoutError(f"no reply from {self.url} within {self.timeout} s") from error
             raise ModelAPIError(f"could not reach {self.url}: {error.reason}") from error
+        except (http.client.HTTPException, OSError) as error:   # garbage, cut-off reply
+            raise ModelAPIError(f"broken reply from {self.url}: {type(error).__name__}: "
+                                f"{str(error)[:200]}") from error
         return _content(raw, self.url, status)
 
 
@@ -160,6 +215,8 @@ def _content(raw: str, url: str, status: int) -> str:
         data = json.loads(raw)
     except ValueError:
         raise bad("not JSON") from None
+    except RecursionError:
+        raise bad("JSON nested too deep to read") from None
     if not isinstance(data, dict):
         raise bad(f"expected a JSON object, got {type(data).__name__}")
     choices = data.get("choices")

@@ -211,7 +211,7 @@ def test_default_environment_is_os_environ(monkeypatch):
     ({}, "no endpoint: pass base_url= or set KIT_LLM_BASE_URL"),
     ({"base_url": "http://h/v1"}, "no model name: pass model= or set KIT_LLM_MODEL"),
     ({"base_url": "localhost:11434/v1", "model": "m"}, "must start with http:// or https://, got 'localhost:11434/v1'"),
-    ({"base_url": "http://h/v1", "model": "m", "timeout": 0}, "timeout must be a number of seconds > 0, got 0"),
+    ({"base_url": "http://h/v1", "model": "m", "timeout": 0}, "timeout must be a number of seconds > 0 (at most 1e9), got 0"),
     ({"base_url": "http://h/v1", "model": "m", "timeout": "30"}, "got '30'"),
 ])
 def test_missing_or_bad_configuration(kwargs, message):
@@ -243,3 +243,95 @@ def test_import_and_construction_do_not_touch_the_network(monkeypatch):
     fresh.OpenAICompatibleModel("https://api.example.com/v1", "m", "k", env={})
     assert attempts == []
 
+
+
+@pytest.fixture
+def raw_reply():
+    """A 127.0.0.1 server that answers every request with fixed raw bytes (no HTTP
+    library: garbage, a cut-off body, a broken chunked encoding) and closes."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    replies = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn, conn.makefile("rb") as request:    # read the whole request first
+                length = 0
+                for line in iter(request.readline, b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                request.read(length)
+                conn.sendall(replies[0])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    def model(payload):
+        replies[:] = [payload]
+        return OpenAICompatibleModel(f"http://127.0.0.1:{listener.getsockname()[1]}/v1",
+                                     "m", env={}, timeout=5)
+    yield model
+    listener.shutdown(socket.SHUT_RDWR)        # wakes the accept() above (Linux)
+    listener.close()
+    thread.join()
+
+
+@pytest.mark.parametrize("payload, what", [
+    (b"HELLO WORLD\r\n\r\n", "BadStatusLine"),
+    (b"", "RemoteDisconnected"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"choices\"", "IncompleteRead"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n", "IncompleteRead"),
+])
+def test_a_broken_reply_is_a_model_api_error(raw_reply, payload, what):
+    with pytest.raises(ModelAPIError, match=f"broken reply from .*: {what}"):
+        raw_reply(payload)("hi")
+
+
+def test_a_reply_nested_too_deep_is_malformed(raw_reply):
+    body = b"[" * 100_001 + b"]" * 100_001
+    model = raw_reply(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    with pytest.raises(MalformedResponseError, match="JSON nested too deep to read"):
+        model("hi")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"base_url": 123}, "base_url must be a str, got int: 123"),
+    ({"base_url": "http://"}, "base_url names no host, got 'http://'"),
+    ({"base_url": "http://h/v1\nX-Evil: 1"}, "must not hold spaces or control characters"),
+    ({"base_url": "http://h/ v1"}, "must not hold spaces or control characters"),
+    ({"model": 5}, "model must be a non-blank str, got 5"),
+    ({"model": "  "}, "model must be a non-blank str, got '  '"),
+    ({"timeout": float("inf")}, "timeout must be a number of seconds > 0 (at most 1e9), got inf"),
+    ({"timeout": 1e300}, "got 1e+300"),
+    ({"temperature": float("nan")}, "temperature must be a finite number >= 0, got nan"),
+    ({"temperature": "hot"}, "temperature must be a finite number >= 0, got 'hot'"),
+    ({"api_key": "sk-1\r\nX-Evil: 1"}, "api_key must be a str of printable ASCII without spaces, got a str of length 15"),
+    ({"api_key": "ключ"}, "api_key must be a str of printable ASCII"),
+])
+def test_bad_configuration_is_caught_before_any_call(kwargs, message):
+    args = {"base_url": "http://h/v1", "model": "m", **kwargs}
+    with pytest.raises(ModelConfigError, match=re.escape(message)) as caught:
+        OpenAICompatibleModel(env={}, **args)
+    assert "X-Evil" not in str(caught.value) or "api_key" not in kwargs   # key never shown
+
+
+def test_configured_agrees_with_construction():
+    assert not configured({"KIT_LLM_BASE_URL": " ", "KIT_LLM_MODEL": " "})
+    assert not configured({"KIT_LLM_BASE_URL": "http://h/v1", "KIT_LLM_MODEL": " "})
+    assert configured({"KIT_LLM_BASE_URL": "http://h/v1", "KIT_LLM_MODEL": "m"})
+
+
+@pytest.mark.parametrize("messages, match", [
+    ("hello", "messages must be a non-empty list"),
+    ([], "messages must be a non-empty list"),
+    ([{"role": "user", "content": b"x"}], r"messages\[0\] must be a dict with str 'role'"),
+    ([{"role": "user"}], r"messages\[0\] must be a dict with str 'role'"),
+])
+def test_chat_checks_the_messages_before_sending(server, messages, match):
+    model = model_for(server)
+    with pytest.raises(TypeError, match=match):
+        model.chat(messages)
+    assert server.requests == [] and model.calls == 0
