@@ -108,7 +108,7 @@ def load_json_reply(text: str) -> object:
     backticks, optionally ``json``), with whitespace around; nothing else may surround it.
 
     Raises TypeError for a non-str ``text``, ValueError (saying where and how the reply
-    began) for text that is not valid JSON.
+    began) for text that is not valid JSON or is nested too deep to read.
     """
     if not isinstance(text, str):
         raise TypeError(f"the reply must be a str, got {type(text).__name__}: {text!r:.60}")
@@ -121,6 +121,9 @@ def load_json_reply(text: str) -> object:
     except json.JSONDecodeError as exc:
         raise ValueError(f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); "
                          f"it began {text.strip()[:60]!r}") from None
+    except RecursionError:
+        raise ValueError(f"the reply is JSON nested too deep to read; it began "
+                         f"{text.strip()[:60]!r}") from None
 
 
 def parse_structured_summary(text: str) -> StructuredSummary:

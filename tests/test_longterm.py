@@ -597,3 +597,8 @@ def test_overflow_prompt_carries_the_current_summary():
     reply = parse_structured_summary(interview_summary_stub(prompt))
     assert reply.summary.startswith(current.summary + " Turn 2 (caching, 6/10)")
     assert reply.open_points == current.open_points
+
+
+def test_a_profile_nested_too_deep_is_a_value_error():
+    with pytest.raises(ValueError, match="the profile is JSON nested too deep to read"):
+        Profile.from_json("[" * 100_000 + "]" * 100_000)

@@ -309,3 +309,10 @@ def test_cap_rejects_bad_shares(share, error, hint):
 def test_cap_rejects_non_structured_summary():
     with pytest.raises(TypeError, match="must be a StructuredSummary, got str"):
         cap_structured("text", 100)
+
+
+def test_a_reply_nested_too_deep_is_a_value_error():
+    # json.loads raises RecursionError here; callers catch ValueError for their fallback
+    deep = '{"summary": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(ValueError, match="nested too deep to read; it began '{\"summary\": \\[\\[\\["):
+        parse_structured_summary(deep)

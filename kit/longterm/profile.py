@@ -183,12 +183,15 @@ class Profile:
 
     @classmethod
     def from_json(cls, text: str) -> Profile:
-        """Read :meth:`to_json` text; raises ValueError for invalid JSON."""
+        """Read :meth:`to_json` text; raises ValueError for invalid JSON (or JSON nested
+        too deep to read)."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"the profile is not valid JSON ({exc.msg} at character "
                              f"{exc.pos})") from None
+        except RecursionError:
+            raise ValueError("the profile is JSON nested too deep to read") from None
         return cls.from_dict(data)
 
 
