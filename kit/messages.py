@@ -3,6 +3,13 @@
 A :class:`Message` is immutable. Its ``tokens`` field is filled when it is created
 (by :func:`make_message`), in the unit of the measure that was used, and never
 recomputed: memories keep running totals of these numbers.
+
+A message may also say who spoke (``speaker``, e.g. "Caroline") and when (``when``,
+the session's date as text, e.g. "1:56 pm on 8 May, 2023"): long conversations between
+two people (LoCoMo, :mod:`kit.locomo`) need both. A speaker replaces the role in the
+transcript line (``"Caroline: Hi!"``); the date is shown by memories that group lines
+by session (:mod:`kit.memory.recall`). Both default to "", and a message without them
+prints, compares and renders exactly as before.
 """
 from __future__ import annotations
 
@@ -11,36 +18,56 @@ from dataclasses import dataclass
 
 from kit.tokens import Measure, measured
 
-__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "render", "as_chat", "span", "indent_continuation"]
+__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "check_label", "render",
+           "speaker_in_text",
+           "as_chat", "span", "indent_continuation"]
 
 ROLES = ("system", "user", "assistant")
 TURN_ROLES = ("user", "assistant")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Message:
     """One chat message.
 
     ``number``: 1-based position in the conversation (0 for a system message);
-    ``tokens``: size of ``content`` in the unit of the measure that built it.
+    ``tokens``: size of ``content`` in the unit of the measure that built it (the
+    speaker and the date are not counted); ``speaker``: who said it ("" if only the
+    role is known); ``when``: the session date as text ("" if unknown).
     """
 
     role: str
     content: str
     tokens: int
     number: int = 0
+    speaker: str = ""
+    when: str = ""
+
+    @property
+    def label(self) -> str:
+        """Who the line is from: the speaker if known, else the role."""
+        return self.speaker or self.role
 
     def line(self) -> str:
-        """The message as a transcript line, ``"role: content"``.
+        """The message as a transcript line, ``"role: content"`` (``"Caroline: content"``
+        when the speaker is known).
 
         Further lines of a multi-line content are indented by two spaces, so no text
         a user typed can pass for a ``role:`` line or a prompt header.
         """
-        return f"{self.role}: {indent_continuation(self.content)}"
+        return f"{self.label}: {indent_continuation(self.content)}"
 
     def chat(self) -> dict[str, str]:
-        """The message as an OpenAI-style chat dict ``{"role", "content"}``."""
-        return {"role": self.role, "content": self.content}
+        """The message as an OpenAI-style chat dict ``{"role", "content"}``; a known
+        speaker is kept as a ``"Caroline: "`` prefix of the content."""
+        content = f"{self.speaker}: {self.content}" if self.speaker else self.content
+        return {"role": self.role, "content": content}
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {name}={value!r}" for name, value in
+                        (("speaker", self.speaker), ("when", self.when)) if value)
+        return (f"Message(role={self.role!r}, content={self.content!r}, tokens={self.tokens!r}, "
+                f"number={self.number!r}{extra})")
 
 
 def indent_continuation(text: str) -> str:
@@ -59,21 +86,55 @@ def check_role(role: object, allowed: tuple[str, ...] = TURN_ROLES) -> str:
     return role  # type: ignore[return-value]
 
 
+def check_label(name: str, value: object) -> str:
+    """Return ``value`` ("" for None) if it is a one-line str; else raise naming it.
+
+    Used for a message's ``speaker`` and ``when``: a newline there could forge a
+    transcript line. A speaker must also not contain ":" (it ends the label).
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, got {type(value).__name__}: {value!r:.60}")
+    if len(value.splitlines()) > 1 or value != value.strip() or (name == "speaker" and ":" in value):
+        raise ValueError(f"{name} must be one line without surrounding spaces"
+                         f"{' or a colon' if name == 'speaker' else ''}, got {value!r:.60}")
+    return value
+
+
 def make_message(role: str, content: str, measure: Measure, number: int = 0,
-                 allowed: tuple[str, ...] = TURN_ROLES) -> Message:
-    """Validate and measure a message (one call to ``measure``).
+                 allowed: tuple[str, ...] = TURN_ROLES, *, speaker: str | None = None,
+                 when: str | None = None) -> Message:
+    """Validate and measure a message (one call to ``measure``, on ``content`` only).
 
     Raises ValueError for a role not in ``allowed``, TypeError for non-string content,
-    and TypeError/ValueError if the measure returns something other than an int >= 0.
+    TypeError/ValueError for a ``speaker`` or ``when`` that is not a one-line str (see
+    :func:`check_label`), and TypeError/ValueError if the measure returns something
+    other than an int >= 0.
     """
     check_role(role, allowed)
     if not isinstance(content, str):
         raise TypeError(f"{role} content must be str, got {type(content).__name__}: {content!r:.60}")
-    return Message(role, content, measured(measure, content), number)
+    speaker, when = check_label("speaker", speaker), check_label("when", when)
+    return Message(role, content, measured(measure, content), number, speaker, when)
+
+
+def speaker_in_text(messages: Sequence[Message]) -> list[Message]:
+    """The messages with each known speaker moved into the text (``"Caroline: Hi"``, role
+    kept, speaker and date cleared); messages without a speaker come back as they are.
+
+    For prompts whose turns must stay ``role: content`` lines (the summary prompt of
+    :func:`kit.memory.prompts.build_summary_prompt`, which the stub summarisers read):
+    the summary then keeps who said what. Sizes are not re-measured. A new list; items
+    that are not messages pass through unchanged (the prompt builder rejects them).
+    """
+    return [Message(m.role, f"{m.speaker}: {m.content}", m.tokens, m.number)
+            if isinstance(m, Message) and m.speaker else m for m in messages]
 
 
 def render(messages: list[Message]) -> str:
-    """Messages as transcript lines, one ``"role: content"`` per line."""
+    """Messages as transcript lines, one ``"role: content"`` (or ``"speaker: content"``)
+    per line."""
     return "\n".join(m.line() for m in messages)
 
 

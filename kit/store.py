@@ -1,10 +1,12 @@
 """The raw transcript in SQLite, so a restart forgets nothing (seed 001, seed 000).
 
 A memory's summary is lossy; the transcript is the source of truth. Every message a
-memory adds is written here *before* any compaction runs, and the memory's state (its
-running summary, which turns are verbatim, how many messages it has numbered) is
-saved after every add. :func:`restore` rebuilds a freshly constructed memory from the
-two, and a summary can always be redone from the stored turns.
+memory adds is written here *before* any compaction runs, with who said it and when
+(``speaker``, ``when``) if the message says so, and the memory's state is saved after
+every add; :func:`restore` rebuilds a freshly constructed memory from the two, and a
+summary can always be redone from the stored turns. The wiring between a memory and
+the store (:func:`attach_store`, :func:`restore`, :func:`memory_state`,
+:class:`SessionLink`) lives in :mod:`kit.persistence` and is importable from here too.
 
     with TranscriptStore("chat.db") as store:
         memory = SummaryMemory(summariser, budget=200)
@@ -17,6 +19,10 @@ two, and a summary can always be redone from the stored turns.
 One file, the standard library's :mod:`sqlite3`, parameterised queries only, the
 default rollback journal (no ``-wal`` side files). One connection with
 ``check_same_thread=False`` and a lock, so a background compaction thread can write.
+
+Schema version 2 added the ``speaker`` and ``when_text`` columns. A version-1 file is
+migrated when it is opened (the two columns are added, empty for the old rows, in one
+transaction); a newer version is refused.
 """
 from __future__ import annotations
 
@@ -25,25 +31,39 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from kit.memory.base import Memory
 from kit.messages import TURN_ROLES, Message
-from kit.structured import StructuredSummary
 
-__all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "SessionLink", "attach_store",
-           "restore", "memory_state"]
+__all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "check_session",
+           # the memory wiring, defined in kit.persistence (see __getattr__ below)
+           "SessionLink", "attach_store", "restore", "memory_state"]
 
-SCHEMA_VERSION = 1
-SUMMARY_FIELDS = ("summary", "summary_tokens", "compactions", "structured")
+SCHEMA_VERSION = 2
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS messages (session_id TEXT NOT NULL, number INTEGER NOT NULL,"
     " role TEXT NOT NULL, content TEXT NOT NULL, tokens INTEGER NOT NULL,"
-    " created_at REAL NOT NULL, PRIMARY KEY (session_id, number))",
+    " created_at REAL NOT NULL, speaker TEXT NOT NULL DEFAULT '',"
+    " when_text TEXT NOT NULL DEFAULT '', PRIMARY KEY (session_id, number))",
     "CREATE TABLE IF NOT EXISTS session_state (session_id TEXT PRIMARY KEY,"
     " state TEXT NOT NULL, updated_at REAL NOT NULL)",
 )
+_MIGRATIONS = {   # from version -> the statements that take a file to the next version
+    "1": ("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
+          "ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''"),
+}
+_COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
+_WIRING = ("SessionLink", "attach_store", "restore", "memory_state", "SUMMARY_FIELDS")
+
+
+def __getattr__(name: str):
+    """``from kit.store import restore`` (and the rest of :data:`_WIRING`) keeps working:
+    they live in :mod:`kit.persistence`, imported on first use (it imports this module)."""
+    if name in _WIRING:
+        from kit import persistence
+        return getattr(persistence, name)
+    raise AttributeError(f"module 'kit.store' has no attribute {name!r}")
 
 
 class StoreError(ValueError):
@@ -107,11 +127,29 @@ class TranscriptStore:
                                  (str(SCHEMA_VERSION),))
             row = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
                                ).fetchone()
+            while row is not None and row[0] in _MIGRATIONS:
+                row = self._migrate(row[0])
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path!r} is not a readable transcript store: {exc}") from exc
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path!r} has transcript-store schema version "
                              f"{row and row[0]!r}; this kit reads version {SCHEMA_VERSION}")
+
+    def _migrate(self, version: str) -> tuple[str]:
+        """Take the file from ``version`` to the next one in one transaction; return
+        the new version row. Raises StoreError naming the path if it cannot be written."""
+        conn, target = self._conn, str(int(version) + 1)
+        try:
+            with conn:
+                conn.execute("BEGIN")
+                for statement in _MIGRATIONS[version]:
+                    conn.execute(statement)
+                conn.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'",
+                             (target,))
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path!r} has transcript-store schema version {version!r} "
+                             f"and could not be migrated to {target}: {exc}") from exc
+        return (target,)
 
     # -- plumbing ---------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
@@ -137,7 +175,8 @@ class TranscriptStore:
 
     # -- messages ---------------------------------------------------------------
     def append(self, session_id: str, message: Message) -> None:
-        """Store one turn: its number, role, content, tokens and ``created_at``.
+        """Store one turn: its number, role, content, tokens, speaker, when and
+        ``created_at``.
 
         Raises ValueError naming the session and number if that number is already
         stored for the session (nothing is written), TypeError/ValueError for a bad
@@ -154,30 +193,52 @@ class TranscriptStore:
             db = self._db()
             try:
                 with db:
-                    db.execute("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)",
+                    db.execute("INSERT INTO messages (session_id, number, role, content, "
+                               "tokens, created_at, speaker, when_text) VALUES "
+                               "(?, ?, ?, ?, ?, ?, ?, ?)",
                                (session_id, message.number, message.role, message.content,
-                                message.tokens, float(self.clock())))
+                                message.tokens, float(self.clock()), message.speaker,
+                                message.when))
             except sqlite3.IntegrityError as exc:
                 raise ValueError(f"session {session_id!r} already has message "
                                  f"{message.number}; nothing was written") from exc
 
     def turns(self, session_id: str, first: int = 1, last: int | None = None) -> list[Message]:
         """Stored messages ``first..last`` (by number, inclusive; ``last=None``: to the
-        end), oldest first, with the token counts measured when they were added."""
+        end), oldest first, with the token counts measured when they were added and
+        their speaker and date."""
         check_session(session_id)
         for name, value in (("first", first), ("last", last)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise TypeError(f"{name} must be an int, got {value!r}")
         if first < 1:
             raise ValueError(f"first must be >= 1, got {first}")
-        sql = ("SELECT role, content, tokens, number FROM messages WHERE session_id = ? "
-               "AND number >= ?")
+        sql = f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND number >= ?"
         params: tuple = (session_id, first)
         if last is not None:
             sql, params = sql + " AND number <= ?", params + (last,)
         with self._lock:
             rows = self._db().execute(sql + " ORDER BY number", params).fetchall()
         return [Message(*row) for row in rows]
+
+    def pick(self, session_id: str, numbers: Iterable[int]) -> list[Message]:
+        """The stored messages with these numbers, oldest first (numbers not stored are
+        left out; repeats come once). Raises TypeError for a number that is not an int."""
+        check_session(session_id)
+        wanted = sorted(set(numbers))
+        for n in wanted:
+            if isinstance(n, bool) or not isinstance(n, int):
+                raise TypeError(f"message numbers must be ints, got {n!r}")
+        found: list[Message] = []
+        with self._lock:
+            db = self._db()
+            for i in range(0, len(wanted), 500):          # SQLite's limit on parameters
+                chunk = wanted[i:i + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows = db.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND "
+                                  f"number IN ({marks}) ORDER BY number", (session_id, *chunk))
+                found += [Message(*row) for row in rows]
+        return found
 
     def count(self, session_id: str) -> int:
         """Number of messages stored for the session (0 for an unknown one)."""
@@ -243,185 +304,3 @@ class TranscriptStore:
         return None if row is None else json.loads(row[0])
 
 
-# -- a memory wired to a store ----------------------------------------------------
-def _runs(numbers: list[int]) -> list[list[int]]:
-    """[3, 4, 5, 9] -> [[3, 5], [9, 9]]: message numbers as inclusive runs."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    return runs
-
-
-def _numbers(runs: list[list[int]]) -> list[int]:
-    return [n for first, last in runs for n in range(first, last + 1)]
-
-
-def memory_state(memory) -> dict:
-    """What a memory holds beyond the transcript, as a JSON-ready dict.
-
-    ``memory`` (its ``name``), ``unit``, ``added`` (messages numbered so far) and
-    ``turns`` (the verbatim turns' numbers as inclusive runs, ``[[5, 12]]``); for a
-    summary memory also ``summary``, ``summary_tokens``, ``compactions``, ``structured``
-    (if the memory has it) and, when ``max_age`` is set, ``added_at`` (the memory's
-    clock reading per verbatim turn; use a wall clock such as :func:`time.time` if
-    ages must survive a restart: ``time.monotonic`` readings do not). ``folded`` is not
-    saved: it is every message that is not verbatim.
-    """
-    state = {"memory": memory.name, "unit": memory.unit, "added": memory.added,
-             "turns": _runs([m.number for m in memory.turns])}
-    for name in SUMMARY_FIELDS:
-        if hasattr(memory, name):
-            value = getattr(memory, name)
-            state[name] = json.loads(value.to_json()) if hasattr(value, "to_json") else value
-    if getattr(memory, "max_age", None) is not None:     # clock readings of verbatim turns
-        state["added_at"] = {str(n): t for n, t in memory.added_at.items()}
-    return state
-
-
-def _load_field(name: str, value):
-    if name == "structured" and isinstance(value, dict):
-        return StructuredSummary(**value)
-    return value
-
-
-class SessionLink:
-    """Connects one memory to one session of a :class:`TranscriptStore`.
-
-    The memory calls :meth:`message_added` right after a message joins its turns
-    (before any compaction: the transcript is written ahead) and :meth:`save` when
-    the add is over (also after a failed compaction: the message was kept). A write
-    that fails never costs the memory its turn and never fails the add: the message
-    stays in memory, waits in ``unsaved`` and is written, in order, at the next add
-    (or :meth:`sync`, which raises if it still fails); the add's trace note says so,
-    and ``last_error`` keeps the failure until everything is written again.
-    """
-
-    def __init__(self, memory, store: TranscriptStore, session_id: str) -> None:
-        self.memory, self.store, self.session_id = memory, store, session_id
-        self.unsaved: list[Message] = []     # turns not yet written, oldest first
-        self.state_saved = True
-        self.last_error: Exception | None = None
-        self._lock = threading.RLock()
-
-    def message_added(self, message: Message) -> str:
-        """Write ``message`` after any earlier unsaved ones; return a trace note ("" if
-        everything is written)."""
-        with self._lock:
-            self.unsaved.append(message)
-            return self._write_unsaved()
-
-    def _write_unsaved(self) -> str:
-        while self.unsaved:
-            try:
-                self.store.append(self.session_id, self.unsaved[0])
-            except Exception as exc:         # kept in memory; retried at the next add
-                self.last_error = exc
-                numbers = ", ".join(str(m.number) for m in self.unsaved)
-                return (f"transcript write failed ({type(exc).__name__}: {exc}); message "
-                        f"{numbers} kept in memory, to be written at the next add")
-            self.unsaved.pop(0)
-        return ""
-
-    def save(self) -> None:
-        """Save the memory's state (:func:`memory_state`); a failure is recorded in
-        ``last_error`` and ``state_saved``, and the next save writes the whole state."""
-        with self._lock:
-            try:
-                self.store.save_state(self.session_id, memory_state(self.memory))
-            except Exception as exc:
-                self.last_error, self.state_saved = exc, False
-            else:
-                self.state_saved = True
-                if not self.unsaved:
-                    self.last_error = None   # everything is written again
-
-    def sync(self) -> None:
-        """Retry unsaved messages and the state; raise :class:`StoreError` (the last
-        failure as its cause) if something is still not written."""
-        with self._lock:
-            self._write_unsaved()
-            self.save()
-            if self.unsaved or not self.state_saved:
-                raise StoreError(f"session {self.session_id!r} in {self.store.path!r}: "
-                                 f"{len(self.unsaved)} message(s) unsaved, state "
-                                 f"{'saved' if self.state_saved else 'unsaved'}"
-                                 ) from self.last_error
-
-    def __repr__(self) -> str:
-        return (f"SessionLink({self.session_id!r}, {self.store!r}, "
-                f"unsaved={len(self.unsaved)}, state_saved={self.state_saved})")
-
-
-def _check_fresh(memory, store, verb: str) -> None:
-    if not isinstance(memory, Memory):
-        raise TypeError(f"memory must be a kit.memory Memory, got {memory!r:.60}")
-    if not isinstance(store, TranscriptStore):
-        raise TypeError(f"store must be a TranscriptStore, got {store!r:.60}")
-    if memory.added or memory.link is not None:
-        raise ValueError(f"{verb} needs a freshly constructed memory; this one has "
-                         f"{memory.added} messages{' and a store' if memory.link else ''}")
-
-
-def attach_store(memory, store: TranscriptStore, session_id: str):
-    """Write ``memory``'s messages and state to ``store`` under ``session_id`` from now
-    on; return the memory.
-
-    Raises TypeError for a wrong type, ValueError if the memory already holds messages
-    or a store, or if the session already exists in the store (continue it with
-    :func:`restore`, or ``store.delete`` it to start over).
-    """
-    check_session(session_id)
-    _check_fresh(memory, store, "attach_store")
-    stored = store.count(session_id)
-    if stored or store.load_state(session_id) is not None:
-        raise ValueError(f"session {session_id!r} already exists in {store.path!r} "
-                         f"({stored} messages); continue it with restore() or delete it")
-    memory.link = SessionLink(memory, store, session_id)
-    return memory
-
-
-def restore(memory, store: TranscriptStore, session_id: str):
-    """Rebuild a freshly constructed ``memory`` (same class and configuration as the
-    one that wrote the session) from ``store``; return it, attached to the store.
-
-    Verbatim turns come from the stored transcript, the summary from the saved state.
-    Messages stored after the last saved state (the process stopped mid-add) come back
-    as verbatim turns: kept, not yet compacted. An unknown session gives an empty,
-    attached memory. Raises ValueError for a used memory, :class:`StoreError` if the
-    state belongs to another kind of memory or unit, or a verbatim turn is missing
-    from the transcript.
-    """
-    check_session(session_id)
-    _check_fresh(memory, store, "restore")
-    state = store.load_state(session_id) or {"memory": memory.name, "unit": memory.unit,
-                                             "added": 0, "turns": []}
-    for key, mine in (("memory", memory.name), ("unit", memory.unit)):
-        if state[key] != mine:
-            raise StoreError(f"session {session_id!r} in {store.path!r} was saved by a "
-                             f"{key} {state[key]!r}; this memory is {mine!r}")
-    verbatim = set(_numbers(state["turns"]))
-    first = min(verbatim, default=state["added"] + 1)
-    # verbatim turns, then any message stored after the last saved state
-    turns = [m for m in store.turns(session_id, first=first)
-             if m.number in verbatim or m.number > state["added"]]
-    missing = sorted(verbatim - {m.number for m in turns})
-    if missing:
-        raise StoreError(f"session {session_id!r} in {store.path!r}: the transcript lacks "
-                         f"verbatim message(s) {missing}")
-    fields = {name: _load_field(name, state[name]) for name in SUMMARY_FIELDS if name in state}
-    added = max([state["added"]] + [m.number for m in turns])
-    added_at = {int(n): t for n, t in state.get("added_at", {}).items()}
-    # Commit: every value is computed, nothing below can fail.
-    memory.turns, memory.turn_tokens, memory.added = turns, sum(m.tokens for m in turns), added
-    for name, value in fields.items():
-        setattr(memory, name, value)
-    if hasattr(memory, "folded"):        # a summary memory folds every non-verbatim message
-        kept = {m.number for m in turns}
-        memory.folded = tuple(n for n in range(1, added + 1) if n not in kept)
-    if "added_at" in state:
-        memory.added_at = added_at
-    memory.link = SessionLink(memory, store, session_id)
-    return memory

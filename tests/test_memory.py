@@ -335,3 +335,59 @@ def test_summary_prompt_refuses_system_turns_and_bad_instructions():
         build_summary_prompt("", [system])
     with pytest.raises(TypeError, match="instructions must be a str"):
         build_summary_prompt("", [], None)
+
+
+# -- speaker and date on messages (lesson 09) ----------------------------------------------
+def test_a_message_keeps_its_speaker_and_date_and_prints_as_before_without():
+    plain = make_message("user", "hi there", count_words, 1)
+    assert repr(plain) == "Message(role='user', content='hi there', tokens=2, number=1)"
+    said = make_message("user", "hi there", count_words, 1, speaker="Caroline",
+                        when="1:56 pm on 8 May, 2023")
+    assert (said.tokens, said.line(), said.chat()) == (
+        2, "Caroline: hi there", {"role": "user", "content": "Caroline: hi there"})
+    assert said != plain and "speaker='Caroline'" in repr(said)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"speaker": 3}, TypeError, "speaker must be a str or None, got int"),
+    ({"speaker": "Ann\nuser"}, ValueError, "speaker must be one line"),
+    ({"speaker": "Ann: x"}, ValueError, "or a colon"),
+    ({"when": " May"}, ValueError, "when must be one line without surrounding spaces"),
+])
+def test_a_bad_speaker_or_date_is_refused_and_nothing_changes(kwargs, error, message):
+    memory = FullHistory(measure=count_words)
+    memory.add("user", "hello")
+    before = snapshot(memory)
+    with pytest.raises(error, match=message):
+        memory.add("assistant", "hi", **kwargs)
+    assert snapshot(memory) == before
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FullHistory(measure=count_words, system="Be brief."),
+    lambda: SlidingWindow(3, measure=count_words),
+    lambda: TokenWindow(30, measure=count_words),
+    lambda: SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2, measure=count_words),
+])
+def test_speakers_render_and_a_query_changes_nothing(make):
+    memory, names = make(), ["Ann", "Bob"]
+    for i, (role, text) in enumerate(LAPTOP_TURNS):
+        memory.add(role, text, speaker=names[i % 2], when="8 May, 2023")
+    assert [line.split(":")[0] for line in memory.context().splitlines()[-2:]] == ["Ann", "Bob"]
+    assert memory.context(query="which laptop?") == memory.context()
+    assert memory.messages(query="which laptop?") == memory.messages()
+    assert memory.messages()[-1] == {"role": "assistant",
+                                     "content": "Bob: Try the Zenbook 14 at Rs 57990"}
+
+
+def test_a_summary_keeps_who_said_what():
+    memory = SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2, measure=count_words)
+    for i, (role, text) in enumerate(LAPTOP_TURNS):
+        memory.add(role, text, speaker=["Ann", "Bob"][i % 2])
+    assert memory.summary == "Ann: I need a laptop under Rs 60000; Bob: For coding or gaming?"
+
+
+def test_background_summary_memory_is_exported():
+    from kit.memory import BackgroundSummaryMemory
+    from kit.memory.background import BackgroundSummaryMemory as same
+    assert BackgroundSummaryMemory is same

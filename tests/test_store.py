@@ -432,3 +432,65 @@ def test_a_restore_that_fails_leaves_the_memory_fresh():
         with pytest.raises(ValueError, match="summary must not be empty"):
             restore(fresh, store, "s")
         assert (fresh.added, fresh.turns, fresh.link, fresh.structured) == (0, [], None, None)
+
+
+# -- speaker and date, schema version 2 (lesson 09) ---------------------------------------
+V1_SCHEMA = (
+    "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE messages (session_id TEXT NOT NULL, number INTEGER NOT NULL,"
+    " role TEXT NOT NULL, content TEXT NOT NULL, tokens INTEGER NOT NULL,"
+    " created_at REAL NOT NULL, PRIMARY KEY (session_id, number))",
+    "CREATE TABLE session_state (session_id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+    " updated_at REAL NOT NULL)",
+)
+
+
+def test_speaker_and_date_are_stored_and_picked_back():
+    said = Message("user", "I moved to Lisbon", 4, 1, "Maya", "9 January, 2023")
+    with TranscriptStore() as store:
+        store.append("s", said)
+        store.append("s", msg(2))
+        assert store.turns("s") == [said, msg(2)]
+        assert store.pick("s", [2, 1, 1, 7]) == [said, msg(2)]     # sorted, once, 7 unknown
+        assert store.pick("s", range(1, 700)) == [said, msg(2)]     # beyond one IN (...) chunk
+        with pytest.raises(TypeError, match="message numbers must be ints, got '1'"):
+            store.pick("s", ["1"])
+
+
+def test_a_version_1_file_is_migrated_and_keeps_its_turns(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as raw:
+        for statement in V1_SCHEMA:
+            raw.execute(statement)
+        raw.execute("INSERT INTO store_meta VALUES ('schema_version', '1')")
+        raw.execute("INSERT INTO messages VALUES ('s', 1, 'user', 'text 1', 3, 1000.0)")
+    raw.close()
+    with TranscriptStore(path) as store:
+        assert store.turns("s") == [msg(1)]                          # speaker and when: ""
+        store.append("s", Message("assistant", "hi", 1, 2, "Bob", "today"))
+        assert store.turns("s")[1].speaker == "Bob"
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [(str(SCHEMA_VERSION),)]
+    raw.close()
+    assert SCHEMA_VERSION == 2
+
+
+def test_restore_round_trips_speaker_and_date(tmp_path):
+    with TranscriptStore(tmp_path / "c.db") as store:
+        memory = attach_store(SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2,
+                                            measure=count_words), store, "s")
+        for i, (role, text) in enumerate(LAPTOP_TURNS):
+            memory.add(role, text, speaker=["Ann", "Bob"][i % 2], when=f"{i + 1} May")
+        again = restore(SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2,
+                                      measure=count_words), store, "s")
+        assert again.turns == memory.turns and again.context() == memory.context()
+        assert [(m.speaker, m.when) for m in again.turns] == [("Ann", "3 May"), ("Bob", "4 May")]
+
+
+def test_the_wiring_moved_to_kit_persistence_and_is_still_importable_from_kit_store():
+    import kit.persistence
+    import kit.store
+    for name in ("SessionLink", "attach_store", "restore", "memory_state"):
+        assert getattr(kit.store, name) is getattr(kit.persistence, name)
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        kit.store.nothing

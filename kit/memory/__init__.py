@@ -7,18 +7,30 @@
   fallback, a timeout, a structured summary, a summary cap and more triggers;
   its compaction steps are in :mod:`kit.memory.compaction`, its triggers in
   :mod:`kit.memory.triggers`, rebuilding from the transcript in :mod:`kit.memory.rebuild`.
+- :class:`BackgroundSummaryMemory`: the same, compacting on a worker thread (lesson 04).
+- :class:`RecallMemory`: recent turns plus older turns recalled from the transcript by
+  BM25 (:mod:`kit.memory.turn_index`), optionally with a summary (lesson 09).
+
+Every context is built through one budget allocator, :func:`allocate`
+(:mod:`kit.memory.budget`), which reports what was cut and why.
 """
+from kit.memory.background import BackgroundSummaryMemory
 from kit.memory.base import BudgetedMemory, CompactionError, FullHistory, Memory, TraceEvent
+from kit.memory.budget import Allocation, Part, PartResult, allocate
 from kit.memory.compaction import Compactor, SummariserFailed, SummaryUpdate
 from kit.memory.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT
 from kit.memory.rebuild import fold_spans, rebuild_summary, resummarise
 from kit.memory.summary import (CARELESS_PROMPT, SUMMARY_PROMPT, SummaryMemory,
                                 build_summary_prompt, split_for_compaction)
+from kit.memory.recall import RecallMemory, RecallPlan
 from kit.memory.triggers import Firing, OverBudget, TooManyTurns, TooOld
+from kit.memory.turn_index import TurnIndex, light_stem, recall_tokenize
 from kit.memory.window import SlidingWindow, TokenWindow
 
 __all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHistory", "SlidingWindow",
            "TokenWindow", "SummaryMemory", "SUMMARY_PROMPT", "CARELESS_PROMPT",
            "build_summary_prompt", "split_for_compaction", "SummaryUpdate", "SummariserFailed",
            "Compactor", "SHORTEN_PROMPT", "STRUCTURED_SHORTEN_PROMPT", "fold_spans",
-           "rebuild_summary", "resummarise", "Firing", "OverBudget", "TooManyTurns", "TooOld"]
+           "rebuild_summary", "resummarise", "Firing", "OverBudget", "TooManyTurns", "TooOld",
+           "BackgroundSummaryMemory", "RecallMemory", "RecallPlan", "TurnIndex", "light_stem",
+           "recall_tokenize", "allocate", "Part", "PartResult", "Allocation"]

@@ -7,11 +7,20 @@ each message is measured exactly once, when it is added.
 
 Subclasses implement :meth:`Memory._after_append`, which may evict or compact and
 returns the :class:`TraceEvent` fields it decided.
+
+The context is built through the budget allocator (:mod:`kit.memory.budget`): a memory
+lists its parts (:meth:`Memory.parts`: the system prompt, a summary block, the turns)
+and renders what :func:`~kit.memory.budget.allocate` gives. The memories here decide
+what to keep when a message is added (eviction, compaction), so every part they list
+is protected and their context is what they hold; :meth:`Memory.allocation` reports it
+(and says "over budget" when ``keep_recent`` wins). :mod:`kit.memory.recall` is the
+memory whose parts really compete for the budget.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message, as_chat, make_message, render
 from kit.tokens import Measure, approx_tokens, unit_of
 
@@ -124,7 +133,7 @@ class Memory:
         to ``Memory``/``FullHistory``); continue a stored session with
         :func:`kit.store.restore`. Raises as :func:`kit.store.attach_store` does.
         """
-        from kit.store import attach_store   # imported here: sqlite only when used
+        from kit.persistence import attach_store   # imported here: sqlite only when used
         attach_store(self, store, session_id)
 
     # -- sizes -----------------------------------------------------------------
@@ -144,8 +153,13 @@ class Memory:
         return self.fixed_tokens + self.turn_tokens
 
     # -- the verbs -------------------------------------------------------------
-    def add(self, role: str, content: str) -> TraceEvent:
+    def add(self, role: str, content: str, *, speaker: str | None = None,
+            when: str | None = None) -> TraceEvent:
         """Add a "user" or "assistant" message; return (and record) its trace event.
+
+        ``speaker``: who said it (the context line then reads ``"Caroline: ..."``);
+        ``when``: the session date as text. Both optional, one-line strs (see
+        :func:`kit.messages.make_message`); neither counts in the message's size.
 
         Raises ValueError for another role or a message that can never fit, TypeError
         for non-string content: the message is refused and the memory unchanged. If
@@ -161,12 +175,14 @@ class Memory:
                                "thread); the memory is unchanged")
         self._adding = True
         try:
-            return self._add(role, content)
+            return self._add(role, content, speaker, when)
         finally:
             self._adding = False
 
-    def _add(self, role: str, content: str) -> TraceEvent:
-        message = make_message(role, content, self.measure, self.added + 1)
+    def _add(self, role: str, content: str, speaker: str | None = None,
+             when: str | None = None) -> TraceEvent:
+        message = make_message(role, content, self.measure, self.added + 1, speaker=speaker,
+                               when=when)
         self._check_fits(message)
         self.added += 1
         self.turns.append(message)
@@ -217,23 +233,65 @@ class Memory:
         """Text blocks between the system prompt and the turns (a summary, say)."""
         return []
 
-    def context(self) -> str:
+    def _block_tokens(self) -> list[int]:
+        """The sizes of :meth:`_blocks`, in ``unit`` (a summary memory: its summary)."""
+        return [0 for _ in self._blocks()]
+
+    # -- the context, through the budget allocator ----------------------------------
+    def parts(self, query: str | None = None) -> list[Part]:
+        """The parts of the context for :func:`kit.memory.budget.allocate`: "system" (the
+        system prompt, if any), "summary" (the blocks, if any) and "recent" (the turns, newest
+        first). All protected: this memory chose them when the messages were added.
+        Sizes are the texts' sizes in ``unit``, as in :attr:`size`. ``query`` is ignored."""
+        parts = [Part("system", (self.system.tokens,), priority=3, minimum=1,
+                      why="never cut")] if self.system else []
+        blocks = self._blocks()
+        if blocks:
+            parts.append(Part("summary", tuple(self._block_tokens()), priority=2,
+                              minimum=len(blocks), why="the running summary"))
+        keep = getattr(self, "keep_recent", None)
+        why = ("the verbatim turns this memory keeps" if keep is None else
+               f"the verbatim turns: keep_recent={keep} and those not folded yet")
+        parts.append(Part("recent", tuple(m.tokens for m in reversed(self.turns)), priority=1,
+                          minimum=len(self.turns), contiguous=True, why=why))
+        return parts
+
+    def allocation(self, query: str | None = None) -> Allocation:
+        """How the context fills the budget (``budget`` if the memory has one, else no
+        limit): an :class:`~kit.memory.budget.Allocation`; ``.table()`` shows it.
+        ``query`` is ignored by memories that do not retrieve."""
+        return allocate(getattr(self, "budget", None), self.parts(query), self.unit)
+
+    def _given_turns(self, allocation: Allocation) -> list[Message]:
+        newest_first = list(reversed(self.turns))
+        return [newest_first[i] for i in sorted(allocation.given("recent"), reverse=True)]
+
+    def context(self, query: str | None = None) -> str:
         """The context as text: ``system: ...``, other blocks, then one line per turn.
 
-        Parts are separated by a blank line; turns are ``role: content`` lines.
+        Parts are separated by a blank line; turns are ``role: content`` lines (the
+        speaker instead of the role when known). Built through :meth:`allocation`.
+        ``query`` (the question about to be asked) is ignored by memories that do not
+        retrieve: the same text as ``context()``.
         """
-        parts = [self.system.line()] if self.system else []
-        parts += self._blocks() + [render(self.turns)]
+        allocation = self.allocation(query)
+        parts = [self.system.line()] if self.system and allocation.given("system") else []
+        blocks = self._blocks()
+        parts += [blocks[i] for i in allocation.given("summary")]
+        parts += [render(self._given_turns(allocation))]
         return "\n\n".join(p for p in parts if p)
 
-    def messages(self) -> list[dict[str, str]]:
+    def messages(self, query: str | None = None) -> list[dict[str, str]]:
         """The context as an OpenAI-style chat message list (a new list each call).
 
         The system prompt, then each block as a system message, then the turns.
+        ``query`` as in :meth:`context`.
         """
-        head = [self.system.chat()] if self.system else []
-        head += [{"role": "system", "content": block} for block in self._blocks()]
-        return head + as_chat(self.turns)
+        allocation = self.allocation(query)
+        head = [self.system.chat()] if self.system and allocation.given("system") else []
+        blocks = self._blocks()
+        head += [{"role": "system", "content": blocks[i]} for i in allocation.given("summary")]
+        return head + as_chat(self._given_turns(allocation))
 
     def __len__(self) -> int:
         return len(self.turns)

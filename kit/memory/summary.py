@@ -36,7 +36,7 @@ from kit.memory.prompts import (CARELESS_PROMPT, SHORTEN_PROMPT, STRUCTURED_SHOR
                                 SUMMARY_PROMPT, SUMMARY_TITLE, build_summary_prompt)
 from kit.memory.rebuild import rebuild_summary as _rebuild
 from kit.memory.triggers import Firing, OverBudget, TooManyTurns, TooOld
-from kit.messages import Message, indent_continuation, span
+from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.structured import STRUCTURED_SUMMARY_PROMPT, StructuredSummary
 from kit.tokens import Measure, approx_tokens
 
@@ -149,6 +149,9 @@ class SummaryMemory(BudgetedMemory):
         summary = indent_continuation(self.summary)   # its text cannot pass for a turn
         return [f"{SUMMARY_TITLE}\n{summary}"] if self.summary else []
 
+    def _block_tokens(self) -> list[int]:
+        return [self.summary_tokens] if self.summary else []
+
     # -- when, and what: the triggers ----------------------------------------------
     def foldable(self) -> list[Message]:
         """The turns compaction may fold now: all but the ``keep_recent`` newest, never
@@ -196,7 +199,7 @@ class SummaryMemory(BudgetedMemory):
         and what :func:`kit.tokens.measured` raises.
         """
         points = self.structured.open_points if self.structured and summary == self.summary else ()
-        return self.compactor.compute(summary, old, points)
+        return self.compactor.compute(summary, speaker_in_text(old), points)
 
     # -- commit: swap the new state in --------------------------------------------
     def commit_compaction(self, update: SummaryUpdate, old: Sequence[Message],
@@ -247,6 +250,8 @@ class SummaryMemory(BudgetedMemory):
         compounding loss); swap it in with :meth:`replace_summary`. Raises as
         :func:`kit.memory.rebuild.rebuild_summary` does.
         """
+        if isinstance(turns, (list, tuple)):           # anything else: rebuild names it
+            turns = type(turns)(speaker_in_text(turns))
         return _rebuild(self.compactor, turns, self.budget - self.fixed_tokens)
 
     def replace_summary(self, update: SummaryUpdate) -> None:

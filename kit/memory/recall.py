@@ -1,0 +1,355 @@
+"""Recall memory: keep the raw transcript and go back to it (seeds 000 and 001).
+
+A window forgets and a summary compresses. Recall memory keeps every turn and, for
+each question, brings back the older turns that match it::
+
+    context = [summary] + [older turns recalled by relevance] + [recent turns, verbatim]
+
+all inside one token ``budget``, split by the allocator (:mod:`kit.memory.budget`):
+
+- protected: the system prompt, the question (when passed as ``query``: counted, not
+  shown), the ``reserve`` for the reply and the ``keep_recent`` newest turns;
+- then the running summary (only with a ``summariser``);
+- then the recalled turns, best match first, each as long as it fits (at most what the
+  summary and the recent window leave);
+- then the rest of the recent window (at most ``recent`` tokens of turns).
+
+Every line keeps its speaker (``"Caroline: ..."``). Recalled turns are shown in time
+order, under their session's date (``[1:56 pm on 8 May, 2023]``), and so are recent
+turns that have a date. Recall is lexical: BM25 over the turns that left the recent
+window (:class:`kit.memory.turn_index.TurnIndex`, updated one turn at a time), with the
+question as the query (default: the newest user message), optionally fused by
+reciprocal rank fusion (:func:`kit.rag.retrieval.rrf`) with a query made of the recent
+turns. No network, no embedding model.
+
+The transcript lives in the :mod:`kit.store` when one is attached (turns that leave
+the window are read back from it; :func:`kit.store.restore` rebuilds the index from it),
+else in the memory itself. Measured on LoCoMo (Maharana et al., ACL 2024) by
+:mod:`kit.memory_eval`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kit.llm import PromptModel
+from kit.memory.base import Memory, check_budget, check_int
+from kit.memory.budget import Allocation, Part, allocate
+from kit.memory.compaction import Compactor
+from kit.memory.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
+from kit.memory.turn_index import TurnIndex
+from kit.messages import Message, indent_continuation, span, speaker_in_text
+from kit.tokens import Measure, approx_tokens, measured
+
+__all__ = ["RecallMemory", "RecallPlan", "RECALLED_TITLE", "RECENT_TITLE"]
+
+RECALLED_TITLE = "Earlier turns recalled from the transcript:"
+RECENT_TITLE = "Recent turns:"
+
+
+@dataclass(frozen=True)
+class RecallPlan:
+    """One context, decided: the ``allocation`` (what each part got and why),
+    the ``recalled`` and ``recent`` messages that go in (oldest first), whether the
+    ``summary`` goes in, and the ``query`` used for recall ("" if none)."""
+
+    allocation: Allocation
+    recalled: tuple[Message, ...]
+    recent: tuple[Message, ...]
+    summary: bool
+    query: str
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        """Numbers of the messages in the context, oldest first."""
+        return tuple(m.number for m in self.recalled + self.recent)
+
+
+class RecallMemory(Memory):
+    """Recent turns verbatim, plus older turns recalled from the transcript by relevance.
+
+    ``budget``: int > 0, the whole context in the measure's unit (system prompt, summary,
+    turns, their speaker labels and date lines, the question and the reserve: each
+    piece measured once); ``keep_recent``: int >= 0, newest turns always shown;
+    ``recent``: int 0..budget, the most the recent window holds (default a quarter of
+    the budget); turns beyond it leave the window and can be recalled; ``reserve``:
+    int, 0 <= reserve < budget, kept free for the reply. Keyword-only options:
+
+    - ``summariser``: a prompt model; when the window is full, the turns leaving it are
+      folded into a running summary (as :class:`~kit.memory.summary.SummaryMemory`
+      does, all but ``keep_recent`` at once; compute first, then commit: a failure
+      keeps every turn and raises :class:`~kit.memory.base.CompactionError`).
+      ``prompt``, ``fallback`` and ``summary_cap`` (default a quarter of the budget) as
+      in SummaryMemory. None (default): no summary.
+    - ``fuse_recent``: also rank by the recent turns' text and fuse the two rankings
+      with RRF (the question stays the main signal; a follow-up like "and the other
+      one?" needs the recent context).
+    - ``index``: an empty :class:`~kit.memory.turn_index.TurnIndex` to use (to change
+      BM25's ``k1``/``b``, ``spread`` or ``speaker_boost``).
+
+    Raises TypeError/ValueError naming a bad argument. ``add`` takes ``speaker=`` and
+    ``when=``; ``context(query)``, ``messages(query)``, ``allocation(query)``,
+    ``recalled(query)`` and ``context_numbers(query)`` take the question (None: the
+    newest user message).
+    """
+
+    name = "recall memory"
+
+    def __init__(self, budget: int = 2000, measure: Measure = approx_tokens,
+                 system: str | None = None, *, keep_recent: int = 2, recent: int | None = None,
+                 reserve: int = 0, summariser: PromptModel | None = None,
+                 prompt: str = SUMMARY_PROMPT, fallback: PromptModel | None = None,
+                 summary_cap: int | None = None, fuse_recent: bool = False,
+                 index: TurnIndex | None = None, store=None, session_id: str | None = None) -> None:
+        self.budget = check_budget(budget)
+        self.keep_recent = check_int("keep_recent", keep_recent, 0)
+        self.recent = budget // 4 if recent is None else check_int("recent", recent, 0)
+        if self.recent > budget:
+            raise ValueError(f"recent must be <= budget ({budget}), got {recent}")
+        if check_int("reserve", reserve, 0) >= budget:
+            raise ValueError(f"reserve must be < budget ({budget}), got {reserve}")
+        self.reserve = reserve
+        for label, model in (("summariser", summariser), ("fallback", fallback)):
+            if model is not None and not callable(model):
+                raise TypeError(f"{label} must be callable str -> str or None, got {model!r:.60}")
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.60}")
+        if summary_cap is not None and check_int("summary_cap", summary_cap, 1) >= budget:
+            raise ValueError(f"summary_cap must be < budget ({budget}), got {summary_cap}")
+        if not isinstance(fuse_recent, bool):
+            raise TypeError(f"fuse_recent must be True or False, got {fuse_recent!r:.60}")
+        if index is not None and (not isinstance(index, TurnIndex) or len(index)):
+            raise ValueError(f"index must be an empty TurnIndex, got {index!r:.60}")
+        self.summariser, self.fallback, self.prompt = summariser, fallback, prompt
+        self.summary_cap = summary_cap if summary_cap is not None or summariser is None \
+            else max(1, budget // 4)
+        self.fuse_recent = fuse_recent
+        self.index = index if index is not None else TurnIndex()
+        self.summary, self.summary_tokens, self.compactions = "", 0, 0
+        self.archive: dict[int, Message] = {}     # turns out of the window, without a store
+        self._sizes: dict[str, int] = {}          # label / date line / title -> size
+        self._query_size: tuple[str, int] | None = None
+        self._plan_cache: tuple[tuple, RecallPlan] | None = None
+        super().__init__(measure, system, store=store, session_id=session_id)
+        if self.fixed_tokens + self.reserve >= self.budget:
+            raise ValueError(f"the system prompt ({self.fixed_tokens} {self.unit}) and the "
+                             f"reserve ({self.reserve}) leave no room in a budget of "
+                             f"{self.budget} {self.unit}")
+
+    # -- sizes: every piece measured once --------------------------------------------
+    def _size_of(self, text: str) -> int:
+        """Size of a label, date line or title, measured once per distinct text."""
+        size = self._sizes.get(text)
+        if size is None:
+            size = self._sizes[text] = measured(self.measure, text)
+        return size
+
+    def line_tokens(self, message: Message) -> int:
+        """Size of the message's context line: its text plus its ``"Caroline:"`` label."""
+        return message.tokens + self._size_of(f"{message.label}:")
+
+    def _date_cost(self, when: str) -> int:
+        return self._size_of(f"[{when}]") if when else 0
+
+    @property
+    def window_tokens(self) -> int:
+        """Size of the recent window's lines (labels included, date lines not), in unit."""
+        return sum(self.line_tokens(m) for m in self.turns)
+
+    @property
+    def size(self) -> int:
+        """What is always in the context: system prompt + summary + recent turns (texts
+        only, as for every memory), in ``unit``; recalled turns come on top, up to the
+        budget (see :meth:`allocation`)."""
+        return self.fixed_tokens + self.summary_tokens + self.turn_tokens
+
+    # -- add: index the turn, slide the window -----------------------------------------
+    def _after_append(self) -> dict:
+        message = self.turns[-1]
+        self.index.add(message.number, message.content, message.speaker)
+        self._plan_cache = None
+        count, size = 0, self.window_tokens
+        while size > self.recent and len(self.turns) - count > self.keep_recent:
+            size -= self.line_tokens(self.turns[count])
+            count += 1
+        if not count:
+            return {}
+        if self.summariser is None:
+            return self._leave(self.turns[:count], f"over the recent window ({self.recent} "
+                                                   f"{self.unit})")
+        old = self.turns[:len(self.turns) - self.keep_recent]      # fold all but keep_recent
+        update = self.compactor.compute(self.summary, speaker_in_text(old))   # may raise
+        self.summary, self.summary_tokens = update.text, update.tokens
+        self.compactions += 1
+        fields = self._leave(old, f"over the recent window ({self.recent} {self.unit})")
+        note = f"{fields['note']}; folded into the summary" + (f"; {update.note}"
+                                                               if update.note else "")
+        return {**fields, "action": "compacted", "note": note, "summariser": update.by,
+                "trigger": f"recent window over {self.recent} {self.unit}"}
+
+    def _leave(self, old: Sequence[Message], why: str) -> dict:
+        """Move ``old`` (the oldest turns) out of the window into the transcript."""
+        moved = self._evict(len(old))
+        if self.link is None:
+            self.archive.update((m.number, m) for m in old)
+        return {"action": "evicted", "moved": moved,
+                "note": f"{why}: turn{'s' if len(moved) > 1 else ''} {span(moved)} left the "
+                        f"window; kept in the transcript, recalled when relevant"}
+
+    @property
+    def compactor(self) -> Compactor:
+        """The model calls of one fold, with this memory's current settings."""
+        return Compactor(self.summariser, self.measure, self.prompt, self.fallback,
+                         None, False, self.summary_cap)
+
+    # -- the transcript --------------------------------------------------------------
+    def fetch(self, numbers: Sequence[int]) -> list[Message]:
+        """The messages with these numbers (oldest first), from the store when one is
+        attached (plus any not yet written), else from the memory's own archive."""
+        wanted = set(numbers)
+        if self.link is None:
+            found = [self.archive[n] for n in wanted if n in self.archive]
+        else:
+            found = self.link.store.pick(self.link.session_id, wanted)
+            stored = {m.number for m in found}
+            found += [m for m in self.link.unsaved if m.number in wanted and m.number not in stored]
+        window = {m.number: m for m in self.turns}
+        found += [window[n] for n in wanted if n in window]
+        return sorted({m.number: m for m in found}.values(), key=lambda m: m.number)
+
+    def restoring(self, store, session_id: str):
+        """Called by :func:`kit.store.restore` before it commits: index the stored
+        transcript (may raise; nothing changes); returns the commit step."""
+        index = TurnIndex(self.index.k1, self.index.b, self.index.spread,
+                          self.index.speaker_boost, self.index.tokenizer)
+        index.extend((m.number, m.content, m.speaker) for m in store.turns(session_id))
+
+        def finish() -> None:
+            self.index, self.archive, self._plan_cache = index, {}, None
+        return finish
+
+    # -- the context -------------------------------------------------------------------
+    def default_query(self) -> str:
+        """The newest user message's text ("" if there is none in the window)."""
+        return next((m.content for m in reversed(self.turns) if m.role == "user"), "")
+
+    def _ranked(self, query: str) -> list[int]:
+        """Numbers of the turns older than the window, best match first."""
+        below = self.turns[0].number if self.turns else self.added + 1
+        ranked = [n for n, _ in self.index.search(query, below)] if query.strip() else []
+        if self.fuse_recent and self.turns:
+            from kit.rag.documents import Chunk        # kit.rag imports kit.memory
+            from kit.rag.retrieval import rrf
+            recent = " ".join(m.content for m in self.turns)
+            rankings = [ranked, [n for n, _ in self.index.search(recent, below)]]
+            fused = rrf([[Chunk(str(n), str(n), "transcript") for n in r] for r in rankings])
+            ranked = [int(chunk.id) for chunk, _ in fused]
+        return ranked
+
+    def _part(self, name: str, messages: Sequence[Message], title: str, **options) -> Part:
+        dates = {m.when for m in messages}
+        return Part(name, tuple(self.line_tokens(m) for m in messages),
+                    overhead=self._size_of(title) if title else 0,
+                    groups=tuple(m.when for m in messages),
+                    group_costs={d: self._date_cost(d) for d in dates}, **options)
+
+    def plan(self, query: str | None = None) -> RecallPlan:
+        """Decide the context for ``query`` (None: the newest user message, not counted
+        as a question: it is already a recent turn). Nothing changes."""
+        key = (query, self.added, self.summary, len(self.turns), self.link is None)
+        if self._plan_cache is not None and self._plan_cache[0] == key:
+            return self._plan_cache[1]
+        search = self.default_query() if query is None else query
+        if not isinstance(search, str):
+            raise TypeError(f"query must be a str or None, got {type(query).__name__}: {query!r:.60}")
+        parts = [Part("system", (self.system.tokens,), priority=5, minimum=1, why="never cut")
+                 ] if self.system else []
+        if query is not None:
+            parts.append(Part("question", (self._measure_query(query),), priority=5,
+                              minimum=1, why="counted here, sent after the context"))
+        if self.reserve:
+            parts.append(Part("reserve", (self.reserve,), priority=5, minimum=1,
+                              why="kept free for the reply"))
+        summary = self._summary_block()
+        if summary:
+            parts.append(Part("summary", (self._size_of(SUMMARY_TITLE) + self.summary_tokens,),
+                              priority=3, why="the running summary"))
+        newest_first = list(reversed(self.turns))
+        recent = self._part("recent", newest_first, RECENT_TITLE, priority=1,
+                            minimum=min(self.keep_recent, len(newest_first)), contiguous=True,
+                            why=f"keep_recent={self.keep_recent}, window {self.recent} {self.unit}")
+        room = self.budget - sum(p.wanted for p in parts) - recent.wanted
+        order = {n: i for i, n in enumerate(self._ranked(search))}
+        ranked = sorted(self.fetch(list(order)), key=lambda m: order[m.number])
+        recalled = self._part("recalled", ranked, RECALLED_TITLE, priority=2, cap=max(0, room),
+                              why="best match first")
+        allocation = allocate(self.budget, parts + [recalled, recent], self.unit)
+        plan = RecallPlan(allocation,
+                          tuple(sorted((ranked[i] for i in allocation.given("recalled")),
+                                       key=lambda m: m.number)),
+                          tuple(newest_first[i] for i in sorted(allocation.given("recent"),
+                                                                 reverse=True)),
+                          bool(allocation.given("summary")), search)
+        self._plan_cache = (key, plan)
+        return plan
+
+    def _measure_query(self, query: str) -> int:
+        if self._query_size is None or self._query_size[0] != query:
+            self._query_size = (query, measured(self.measure, query))
+        return self._query_size[1]
+
+    def _summary_block(self) -> str:
+        return f"{SUMMARY_TITLE}\n{indent_continuation(self.summary)}" if self.summary else ""
+
+    def allocation(self, query: str | None = None) -> Allocation:
+        """How the budget is split for ``query``; ``.table()`` shows what was cut and why."""
+        return self.plan(query).allocation
+
+    def recalled(self, query: str | None = None) -> list[Message]:
+        """The older turns recalled for ``query``, oldest first."""
+        return list(self.plan(query).recalled)
+
+    def context_numbers(self, query: str | None = None) -> tuple[int, ...]:
+        """Numbers of the messages whose lines are in ``context(query)``, oldest first."""
+        return self.plan(query).numbers
+
+    @staticmethod
+    def _dated(messages: Sequence[Message]) -> str:
+        lines, last = [], None
+        for m in messages:
+            if m.when and m.when != last:
+                lines.append(f"[{m.when}]")
+            last = m.when
+            lines.append(m.line())
+        return "\n".join(lines)
+
+    def context(self, query: str | None = None) -> str:
+        """The context as text: system prompt, summary, recalled turns (titled
+        :data:`RECALLED_TITLE`), recent turns (:data:`RECENT_TITLE`), separated by blank
+        lines; turns as ``"Caroline: ..."`` lines under ``[date]`` lines. The question
+        itself is not included: send it after."""
+        plan = self.plan(query)
+        blocks = [self.system.line()] if self.system else []
+        if plan.summary:
+            blocks.append(self._summary_block())
+        if plan.recalled:
+            blocks.append(f"{RECALLED_TITLE}\n{self._dated(plan.recalled)}")
+        if plan.recent:
+            blocks.append(f"{RECENT_TITLE}\n{self._dated(plan.recent)}")
+        return "\n\n".join(blocks)
+
+    def messages(self, query: str | None = None) -> list[dict[str, str]]:
+        """The context as chat messages: the system prompt, the summary and the recalled
+        turns (with their dates) as system messages, then the recent turns."""
+        plan = self.plan(query)
+        head = [self.system.chat()] if self.system else []
+        if plan.summary:
+            head.append({"role": "system", "content": self._summary_block()})
+        if plan.recalled:
+            head.append({"role": "system",
+                         "content": f"{RECALLED_TITLE}\n{self._dated(plan.recalled)}"})
+        return head + [m.chat() for m in plan.recent]
+
+    def __repr__(self) -> str:
+        return (f"RecallMemory(budget={self.budget} {self.unit}, window={len(self.turns)} turns, "
+                f"indexed={len(self.index)}, summary={self.summary_tokens} {self.unit})")

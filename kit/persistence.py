@@ -1,0 +1,223 @@
+"""A memory wired to a transcript store: write ahead, save the state, restore after a restart.
+
+Seed 001 ("if the server restarts, the assistant forgets everything") and seed 000
+("keep the raw transcript in your database"). :func:`attach_store` connects a fresh
+memory to a session of a :class:`kit.store.TranscriptStore`: every message is written
+*before* any compaction runs, and the memory's state (:func:`memory_state`: its running
+summary, which turns are verbatim, how many messages it has numbered) is saved after
+every add. :func:`restore` rebuilds a freshly constructed memory from the two.
+
+    with TranscriptStore("chat.db") as store:
+        memory = SummaryMemory(summariser, budget=200)
+        attach_store(memory, store, "alice")       # or memory.attach(store, "alice")
+        memory.add("user", "my order is 88412")
+    # ... a new process:
+    with TranscriptStore("chat.db") as store:
+        memory = restore(SummaryMemory(summariser, budget=200), store, "alice")
+
+A memory with more to rebuild than turns and a summary (the search index of
+:class:`kit.memory.recall.RecallMemory`) has a ``restoring(store, session_id)`` method:
+:func:`restore` calls it before committing anything (it may fail, changing nothing) and
+calls the function it returns after the commit. Everything here is also importable from
+:mod:`kit.store`.
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+from kit.memory.base import Memory
+from kit.messages import Message
+from kit.store import StoreError, TranscriptStore, check_session
+from kit.structured import StructuredSummary
+
+__all__ = ["SessionLink", "attach_store", "restore", "memory_state", "SUMMARY_FIELDS"]
+
+SUMMARY_FIELDS = ("summary", "summary_tokens", "compactions", "structured")
+
+
+def _runs(numbers: list[int]) -> list[list[int]]:
+    """[3, 4, 5, 9] -> [[3, 5], [9, 9]]: message numbers as inclusive runs."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return runs
+
+
+def _numbers(runs: list[list[int]]) -> list[int]:
+    return [n for first, last in runs for n in range(first, last + 1)]
+
+
+def memory_state(memory) -> dict:
+    """What a memory holds beyond the transcript, as a JSON-ready dict.
+
+    ``memory`` (its ``name``), ``unit``, ``added`` (messages numbered so far) and
+    ``turns`` (the verbatim turns' numbers as inclusive runs, ``[[5, 12]]``); for a
+    summary memory also ``summary``, ``summary_tokens``, ``compactions``, ``structured``
+    (if the memory has it) and, when ``max_age`` is set, ``added_at`` (the memory's
+    clock reading per verbatim turn; use a wall clock such as :func:`time.time` if
+    ages must survive a restart: ``time.monotonic`` readings do not). ``folded`` is not
+    saved: it is every message that is not verbatim.
+    """
+    state = {"memory": memory.name, "unit": memory.unit, "added": memory.added,
+             "turns": _runs([m.number for m in memory.turns])}
+    for name in SUMMARY_FIELDS:
+        if hasattr(memory, name):
+            value = getattr(memory, name)
+            state[name] = json.loads(value.to_json()) if hasattr(value, "to_json") else value
+    if getattr(memory, "max_age", None) is not None:     # clock readings of verbatim turns
+        state["added_at"] = {str(n): t for n, t in memory.added_at.items()}
+    return state
+
+
+def _load_field(name: str, value):
+    if name == "structured" and isinstance(value, dict):
+        return StructuredSummary(**value)
+    return value
+
+
+class SessionLink:
+    """Connects one memory to one session of a :class:`TranscriptStore`.
+
+    The memory calls :meth:`message_added` right after a message joins its turns
+    (before any compaction: the transcript is written ahead) and :meth:`save` when
+    the add is over (also after a failed compaction: the message was kept). A write
+    that fails never costs the memory its turn and never fails the add: the message
+    stays in memory, waits in ``unsaved`` and is written, in order, at the next add
+    (or :meth:`sync`, which raises if it still fails); the add's trace note says so,
+    and ``last_error`` keeps the failure until everything is written again.
+    """
+
+    def __init__(self, memory, store: TranscriptStore, session_id: str) -> None:
+        self.memory, self.store, self.session_id = memory, store, session_id
+        self.unsaved: list[Message] = []     # turns not yet written, oldest first
+        self.state_saved = True
+        self.last_error: Exception | None = None
+        self._lock = threading.RLock()
+
+    def message_added(self, message: Message) -> str:
+        """Write ``message`` after any earlier unsaved ones; return a trace note ("" if
+        everything is written)."""
+        with self._lock:
+            self.unsaved.append(message)
+            return self._write_unsaved()
+
+    def _write_unsaved(self) -> str:
+        while self.unsaved:
+            try:
+                self.store.append(self.session_id, self.unsaved[0])
+            except Exception as exc:         # kept in memory; retried at the next add
+                self.last_error = exc
+                numbers = ", ".join(str(m.number) for m in self.unsaved)
+                return (f"transcript write failed ({type(exc).__name__}: {exc}); message "
+                        f"{numbers} kept in memory, to be written at the next add")
+            self.unsaved.pop(0)
+        return ""
+
+    def save(self) -> None:
+        """Save the memory's state (:func:`memory_state`); a failure is recorded in
+        ``last_error`` and ``state_saved``, and the next save writes the whole state."""
+        with self._lock:
+            try:
+                self.store.save_state(self.session_id, memory_state(self.memory))
+            except Exception as exc:
+                self.last_error, self.state_saved = exc, False
+            else:
+                self.state_saved = True
+                if not self.unsaved:
+                    self.last_error = None   # everything is written again
+
+    def sync(self) -> None:
+        """Retry unsaved messages and the state; raise :class:`StoreError` (the last
+        failure as its cause) if something is still not written."""
+        with self._lock:
+            self._write_unsaved()
+            self.save()
+            if self.unsaved or not self.state_saved:
+                raise StoreError(f"session {self.session_id!r} in {self.store.path!r}: "
+                                 f"{len(self.unsaved)} message(s) unsaved, state "
+                                 f"{'saved' if self.state_saved else 'unsaved'}"
+                                 ) from self.last_error
+
+    def __repr__(self) -> str:
+        return (f"SessionLink({self.session_id!r}, {self.store!r}, "
+                f"unsaved={len(self.unsaved)}, state_saved={self.state_saved})")
+
+
+def _check_fresh(memory, store, verb: str) -> None:
+    if not isinstance(memory, Memory):
+        raise TypeError(f"memory must be a kit.memory Memory, got {memory!r:.60}")
+    if not isinstance(store, TranscriptStore):
+        raise TypeError(f"store must be a TranscriptStore, got {store!r:.60}")
+    if memory.added or memory.link is not None:
+        raise ValueError(f"{verb} needs a freshly constructed memory; this one has "
+                         f"{memory.added} messages{' and a store' if memory.link else ''}")
+
+
+def attach_store(memory, store: TranscriptStore, session_id: str):
+    """Write ``memory``'s messages and state to ``store`` under ``session_id`` from now
+    on; return the memory.
+
+    Raises TypeError for a wrong type, ValueError if the memory already holds messages
+    or a store, or if the session already exists in the store (continue it with
+    :func:`restore`, or ``store.delete`` it to start over).
+    """
+    check_session(session_id)
+    _check_fresh(memory, store, "attach_store")
+    stored = store.count(session_id)
+    if stored or store.load_state(session_id) is not None:
+        raise ValueError(f"session {session_id!r} already exists in {store.path!r} "
+                         f"({stored} messages); continue it with restore() or delete it")
+    memory.link = SessionLink(memory, store, session_id)
+    return memory
+
+
+def restore(memory, store: TranscriptStore, session_id: str):
+    """Rebuild a freshly constructed ``memory`` (same class and configuration as the
+    one that wrote the session) from ``store``; return it, attached to the store.
+
+    Verbatim turns come from the stored transcript, the summary from the saved state.
+    Messages stored after the last saved state (the process stopped mid-add) come back
+    as verbatim turns: kept, not yet compacted. An unknown session gives an empty,
+    attached memory. Raises ValueError for a used memory, :class:`StoreError` if the
+    state belongs to another kind of memory or unit, or a verbatim turn is missing
+    from the transcript.
+    """
+    check_session(session_id)
+    _check_fresh(memory, store, "restore")
+    state = store.load_state(session_id) or {"memory": memory.name, "unit": memory.unit,
+                                             "added": 0, "turns": []}
+    for key, mine in (("memory", memory.name), ("unit", memory.unit)):
+        if state[key] != mine:
+            raise StoreError(f"session {session_id!r} in {store.path!r} was saved by a "
+                             f"{key} {state[key]!r}; this memory is {mine!r}")
+    verbatim = set(_numbers(state["turns"]))
+    first = min(verbatim, default=state["added"] + 1)
+    # verbatim turns, then any message stored after the last saved state
+    turns = [m for m in store.turns(session_id, first=first)
+             if m.number in verbatim or m.number > state["added"]]
+    missing = sorted(verbatim - {m.number for m in turns})
+    if missing:
+        raise StoreError(f"session {session_id!r} in {store.path!r}: the transcript lacks "
+                         f"verbatim message(s) {missing}")
+    fields = {name: _load_field(name, state[name]) for name in SUMMARY_FIELDS if name in state}
+    added = max([state["added"]] + [m.number for m in turns])
+    added_at = {int(n): t for n, t in state.get("added_at", {}).items()}
+    restoring = getattr(memory, "restoring", None)
+    finish = restoring(store, session_id) if callable(restoring) else None
+    # Commit: every value is computed, nothing below can fail.
+    memory.turns, memory.turn_tokens, memory.added = turns, sum(m.tokens for m in turns), added
+    for name, value in fields.items():
+        setattr(memory, name, value)
+    if hasattr(memory, "folded"):        # a summary memory folds every non-verbatim message
+        kept = {m.number for m in turns}
+        memory.folded = tuple(n for n in range(1, added + 1) if n not in kept)
+    if "added_at" in state:
+        memory.added_at = added_at
+    memory.link = SessionLink(memory, store, session_id)
+    if finish is not None:
+        finish()
+    return memory
