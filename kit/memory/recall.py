@@ -71,8 +71,9 @@ class RecallMemory(Memory):
     ``budget``: int > 0, the whole context in the measure's unit (system prompt, summary,
     turns, their speaker labels and date lines, the question and the reserve: each
     piece measured once); ``keep_recent``: int >= 0, newest turns always shown;
-    ``recent``: int 0..budget, the most the recent window holds (default a quarter of
-    the budget); turns beyond it leave the window and can be recalled; ``reserve``:
+    ``recent``: int 0..budget, the most the recent window holds (default a tenth of the
+    budget: turns beyond it leave the window but come back when they match, so a small
+    window loses little); ``reserve``:
     int, 0 <= reserve < budget, kept free for the reply. Keyword-only options:
 
     - ``summariser``: a prompt model; when the window is full, the turns leaving it are
@@ -103,7 +104,7 @@ class RecallMemory(Memory):
                  index: TurnIndex | None = None, store=None, session_id: str | None = None) -> None:
         self.budget = check_budget(budget)
         self.keep_recent = check_int("keep_recent", keep_recent, 0)
-        self.recent = budget // 4 if recent is None else check_int("recent", recent, 0)
+        self.recent = budget // 10 if recent is None else check_int("recent", recent, 0)
         if self.recent > budget:
             raise ValueError(f"recent must be <= budget ({budget}), got {recent}")
         if check_int("reserve", reserve, 0) >= budget:
@@ -129,6 +130,7 @@ class RecallMemory(Memory):
         self.archive: dict[int, Message] = {}     # turns out of the window, without a store
         self._sizes: dict[str, int] = {}          # label / date line / title -> size
         self._query_size: tuple[str, int] | None = None
+        self._summary_size: tuple[str, int] | None = None
         self._plan_cache: tuple[tuple, RecallPlan] | None = None
         super().__init__(measure, system, store=store, session_id=session_id)
         if self.fixed_tokens + self.reserve >= self.budget:
@@ -272,8 +274,8 @@ class RecallMemory(Memory):
                               why="kept free for the reply"))
         summary = self._summary_block()
         if summary:
-            parts.append(Part("summary", (self._size_of(SUMMARY_TITLE) + self.summary_tokens,),
-                              priority=3, why="the running summary"))
+            parts.append(Part("summary", (self._block_size(summary),), priority=3,
+                              why="the running summary"))
         newest_first = list(reversed(self.turns))
         recent = self._part("recent", newest_first, RECENT_TITLE, priority=1,
                             minimum=min(self.keep_recent, len(newest_first)), contiguous=True,
@@ -297,6 +299,13 @@ class RecallMemory(Memory):
         if self._query_size is None or self._query_size[0] != query:
             self._query_size = (query, measured(self.measure, query))
         return self._query_size[1]
+
+    def _block_size(self, block: str) -> int:
+        """Size of the summary block as shown (title, indented lines), measured once per
+        summary."""
+        if self._summary_size is None or self._summary_size[0] != block:
+            self._summary_size = (block, measured(self.measure, block))
+        return self._summary_size[1]
 
     def _summary_block(self) -> str:
         return f"{SUMMARY_TITLE}\n{indent_continuation(self.summary)}" if self.summary else ""

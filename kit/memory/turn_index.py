@@ -19,9 +19,10 @@ Two things conversations need that documents do not:
   research?") is most often answered by that speaker's own turns, which say "I", not
   "Caroline"; their scores are multiplied by ``1 + speaker_boost``.
 
-The tokenizer (:func:`recall_tokenize`) lowercases, drops the 179 English stopwords
-bm25s ships (question words included) and folds endings with :func:`light_stem`, so
-"painted", "painting" and "paints" meet. Deterministic: equal scores keep turn order.
+The tokenizer (:func:`recall_tokenize`) lowercases, drops English function words
+(bm25s's extended list, question words included, less a few particles) and folds
+endings with :func:`light_stem`, so "painted", "painting" and "paints" meet.
+Deterministic: equal scores keep turn order.
 """
 from __future__ import annotations
 
@@ -30,19 +31,24 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-__all__ = ["TurnIndex", "light_stem", "recall_tokenize", "recall_stopwords"]
+__all__ = ["TurnIndex", "light_stem", "recall_tokenize", "recall_stopwords", "KEPT_WORDS"]
 
 _VOWELS = frozenset("aeiouy")
 _STOPWORDS: frozenset[str] | None = None
 
 
+# Words of STOPWORDS_EN_PLUS kept as search words: in conversation they carry meaning
+# ("grew up", "moved out", "where do you work now?").
+KEPT_WORDS = frozenset({"up", "down", "out", "off", "over", "now", "again"})
+
+
 def recall_stopwords() -> frozenset[str]:
     """bm25s's extended English stopword list (``STOPWORDS_EN_PLUS``: "what", "did",
-    "has", "her" ... 179 words), loaded on first use."""
+    "has", "her" ...) without :data:`KEPT_WORDS`: 172 words, loaded on first use."""
     global _STOPWORDS
     if _STOPWORDS is None:
         from bm25s.stopwords import STOPWORDS_EN_PLUS   # bm25s takes ~0.3 s to import
-        _STOPWORDS = frozenset(STOPWORDS_EN_PLUS)
+        _STOPWORDS = frozenset(STOPWORDS_EN_PLUS) - KEPT_WORDS
     return _STOPWORDS
 
 
