@@ -92,3 +92,66 @@ def test_retrieval_benchmark_prints_its_table():
     bm25, gold = BM25Retriever(load_corpus()), load_eval_set().questions
     hits = sum(q.gold_chunk_id in [c.id for c in bm25.search(q.question, 3)] for q in gold)
     assert rows[1][8] == f"{hits / len(gold):.3f}"
+
+
+LOCOMO = ROOT / ".." / "shared" / "data" / "locomo"
+
+
+def run_memory_policy(*args):
+    done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.rstrip("\n").split("\n")
+
+
+def check_memory_policy_output(lines, conversations, budgets, strategies):
+    """The printed tables hold what kit.policy_bench computes (time apart)."""
+    from kit.policy_bench import policy_table, run_policy_benchmark, target_table
+
+    results = run_policy_benchmark(conversations, budgets, strategies)
+    expected, targets = policy_table(results, times=False), target_table(results)
+    assert re.split(r"\s{2,}", lines[0]) == expected.columns + ["time (ms)"]
+    n = len(conversations) * len(budgets) * len(strategies)
+    rows = [re.split(r"\s{2,}", line) for line in lines[2:2 + n]]
+    assert lines[2 + n] == "" and len(expected.rows) == n
+    assert [row[:-1] for row in rows] == [[str(v) for v in row] for row in expected.rows]
+    assert all(re.fullmatch(r"\d[\d,]*", row[-1]) for row in rows)
+    at = 3 + n
+    assert lines[at] == targets.title
+    assert re.split(r"\s{2,}", lines[at + 1]) == targets.columns
+    target_rows = lines[at + 3:at + 3 + len(targets.rows)]
+    assert [re.split(r"\s{2,}", line) for line in target_rows] == [
+        [str(v) for v in row] for row in targets.rows]
+    for c in conversations:
+        assert any(re.fullmatch(rf"conversation {c.name}: {len(strategies)} strategies x "
+                                rf"{len(budgets)} budgets in \d+\.\d\d s", line) for line in lines)
+    assert re.fullmatch(r"total \d+\.\d\d s for \d+ runs on [\d,]+ turns; tokenizer calls in "
+                        r"all: [\d,]+ \(each distinct text measured once: [\d,]+ texts cached\)",
+                        lines[-1])
+    return rows
+
+
+def test_memory_policy_benchmark_prints_its_table():
+    from kit.policy_bench import STRATEGIES
+    from kit.synthetic import synthetic_conversation
+
+    lines = run_memory_policy("--budgets", "2000", "--sessions", "6", "--turns-per-session", "16")
+    rows = check_memory_policy_output(lines, [synthetic_conversation(6, 16)], [2000],
+                                      list(STRATEGIES))
+    assert [row[:3] for row in rows] == [["synthetic", s, "2,000"] for s in STRATEGIES]
+    assert "open-domain %" not in lines[0]          # the synthetic conversation has none
+
+
+def test_memory_policy_benchmark_on_the_shared_locomo_files():
+    import pytest
+
+    if not LOCOMO.is_dir():
+        pytest.skip(f"the shared LoCoMo files are not here: {LOCOMO}")
+    from kit.locomo import load_locomo_dir
+
+    strategies = ["sliding window", "BM25", "recall"]
+    lines = run_memory_policy("--data", str(LOCOMO), "--budgets", "2000", "--strategies",
+                              ",".join(strategies))
+    rows = check_memory_policy_output(lines, load_locomo_dir(LOCOMO), [2000], strategies)
+    assert [row[:2] for row in rows] == [[c, s] for c in ("26", "30") for s in strategies]
+    assert "open-domain %" in lines[0]

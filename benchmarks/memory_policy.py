@@ -1,0 +1,92 @@
+"""Benchmark: how much of what each question needs is still in the context, per memory policy.
+
+Runs the sliding window (by tokens), summary, plain BM25, recall, recall + RRF and
+hybrid (summary + recall) memories at token budgets 1,000 / 2,000 / 4,000 / 8,000 on
+every conversation in a folder of LoCoMo files (``--data DIR``), or on the kit's
+synthetic long conversation (the default), and prints one row per run: all-evidence
+coverage % over categories 1-4 and by category, any-evidence % and answer-present %,
+adversarial questions (category 5) apart, mean context tokens, model calls, tokenizer
+calls and wall time. Then the issue's targets (recall memory at 2,000 tokens) beside
+the results, and the total time per conversation. The strategies, the measures and
+the targets are in :mod:`kit.policy_bench`; the summariser is the extractive stub of
+:mod:`kit.extractive` (no model is called). Timing uses ``time.perf_counter``: figures
+vary with the machine and its load, coverage does not.
+
+Usage: python benchmarks/memory_policy.py [--data ../shared/data/locomo]
+       [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
+       [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from kit.locomo import load_locomo_dir
+from kit.memory_eval import CachedMeasure
+from kit.policy_bench import (BUDGETS, STRATEGIES, TARGET_BUDGET, TARGET_STRATEGY,
+                              pick_strategies, policy_table, run_policy_benchmark,
+                              seconds_by_conversation, target_table)
+from kit.synthetic import synthetic_conversation
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=None,
+                        help="folder of LoCoMo .json files (default: the synthetic conversation)")
+    parser.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS),
+                        help="token budgets, comma-separated (default 1000,2000,4000,8000)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES),
+                        help=f"comma-separated, any of: {', '.join(STRATEGIES)} (default all)")
+    parser.add_argument("--sessions", type=int, default=20, help="synthetic: sessions (default 20)")
+    parser.add_argument("--turns-per-session", type=int, default=20,
+                        help="synthetic: turns per session (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="synthetic: seed (default 0)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    except ValueError:
+        print(f"--budgets must be comma-separated integers, got {args.budgets!r}", file=sys.stderr)
+        return 2
+    try:
+        strategies = pick_strategies(s for s in args.strategies.split(",") if s.strip())
+        conversations = (load_locomo_dir(args.data) if args.data else
+                         [synthetic_conversation(args.sessions, args.turns_per_session,
+                                                 args.seed)])
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    measure = CachedMeasure()                      # one tokenizer cache for every run
+    start = time.perf_counter()
+    try:
+        results = run_policy_benchmark(conversations, budgets, strategies, measure=measure)
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    total = time.perf_counter() - start
+
+    print(policy_table(results))
+    print()
+    if TARGET_BUDGET in budgets and TARGET_STRATEGY in strategies:
+        print(target_table(results))
+        print("(issue 5 sets these targets on each shared LoCoMo conversation)")
+    else:
+        print(f"targets not checked: they need budget {TARGET_BUDGET} and strategy "
+              f"{TARGET_STRATEGY!r}")
+    print()
+    turns = sum(len(c.turns) for c in conversations)
+    for name, seconds in seconds_by_conversation(results).items():
+        print(f"conversation {name}: {len(strategies)} strategies x {len(budgets)} budgets "
+              f"in {seconds:.2f} s")
+    print(f"total {total:.2f} s for {len(results)} runs on {turns:,} turns; tokenizer calls "
+          f"in all: {measure.calls:,} (each distinct text measured once: {len(measure.cache):,} "
+          f"texts cached)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
