@@ -218,3 +218,50 @@ def test_with_a_store_a_restart_mid_compaction_loses_nothing(tmp_path):
         after = restore(make(fact_listing_summariser), store, "s")
         assert (after.context(), after.turns, after.summary, after.size, after.added) == \
             (memory.context(), memory.turns, memory.summary, memory.size, memory.added)
+
+
+def test_speaker_and_date_pass_through_and_the_summary_keeps_who_said_it():
+    model = GatedSummariser()
+    model.release.set()
+    memory = make(model)
+    reference = SummaryMemory(fact_listing_summariser, budget=12, keep_recent=2,
+                              measure=count_words)
+    for i, (role, text) in enumerate(TURNS[:6]):
+        speaker, when = ("Ann", "Bob")[i % 2], f"{i + 1} May, 2023"   # one-word date
+        memory.add(role, text, speaker=speaker, when=when)
+        memory.wait(LIMIT)
+        reference.add(role, text, speaker=speaker, when=when)
+    assert [(m.speaker, m.when) for m in memory.turns] == [("Ann", "5 May, 2023"),
+                                                            ("Bob", "6 May, 2023")]
+    # the folded turns reach the summariser with their speaker in the text
+    assert memory.summary.startswith("Ann: question 1 order 88401; Bob: answer 2 amount 200")
+    assert memory.context().endswith("Ann: question 5 order 88405\nBob: answer 6 amount 600")
+    # query is taken and ignored, as by every memory that does not retrieve
+    assert memory.context(query="order?") == memory.context() == reference.context()
+    assert memory.messages(query="order?") == memory.messages() == reference.messages()
+    assert memory.messages()[-1] == {"role": "assistant", "content": "Bob: answer 6 amount 600"}
+
+
+def test_a_bad_speaker_is_refused_and_nothing_changes():
+    memory = make(GatedSummariser())
+    memory.add("user", "hello there", speaker="Ann")
+    before = (list(memory.turns), memory.added, len(memory.trace))
+    with pytest.raises(ValueError, match="speaker"):
+        memory.add("assistant", "hi", speaker="Bob: forged")
+    with pytest.raises(TypeError, match="when"):
+        memory.add("assistant", "hi", when=3)
+    assert (list(memory.turns), memory.added, len(memory.trace)) == before and not memory.pending
+
+
+def test_the_evaluator_feeds_speakers_as_keywords():
+    from kit.locomo import LongConversation, LongTurn, Question
+    from kit.memory_eval import CachedMeasure, evaluate
+    turns = (LongTurn("D1:1", "Ann", "I adopted a cat named Miso.", 1, "2 May, 2023"),
+             LongTurn("D1:2", "Bob", "Lovely name!", 1, "2 May, 2023"))
+    conv = LongConversation("pets", ("Ann", "Bob"), turns,
+                            (Question("What is Ann's cat called?", "Miso", ("D1:1",), 4),),
+                            {1: "2 May, 2023"})
+    run = evaluate(conv, lambda m: make(GatedSummariser(), budget=50, measure=m),
+                   measure=CachedMeasure(count_words))
+    assert run.rendering == "keywords"
+    assert [(q.found, q.answer_present) for q in run.results] == [(("D1:1",), True)]

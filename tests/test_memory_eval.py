@@ -48,12 +48,12 @@ def test_a_sliding_window_of_four_keeps_turns_9_to_12():
         3, 1 / 3, 2 / 3, 2 / 3)
     assert (adversarial.questions, adversarial.all_evidence, adversarial.answer_present,
             adversarial.with_answer) == (1, 1.0, None, 0)
-    # the context the window builds, measured in words
-    context = ("user: Ann: How is work?\nassistant: Bob: I started at Orbit Labs.\n"
-               "user: Ann: Vera now lives in Quito.\nassistant: Bob: Do you still have the kayak?")
-    assert {q.context_tokens for q in r.results} == {count_words(context)}
+    # the context the window builds: the speaker replaces the role (4 + 6 + 6 + 7 words)
+    context = ("Ann: How is work?\nBob: I started at Orbit Labs.\n"
+               "Ann: Vera now lives in Quito.\nBob: Do you still have the kayak?")
+    assert {q.context_tokens for q in r.results} == {count_words(context)} == {23}
     assert (r.conversation, r.memory, r.turns, r.unit, r.rule, r.rendering) == (
-        "small", "sliding window", 12, "words", "text", "prefix")
+        "small", "sliding window", 12, "words", "text", "keywords")
 
 
 def test_full_history_holds_every_evidence_turn():
@@ -65,9 +65,25 @@ def test_full_history_holds_every_evidence_turn():
 
 
 def test_a_token_window_counts_against_its_budget():
-    """Turns 10-12 fit in 20 words (6 + 6 + 7 with the names); turn 10 is a reply whose
-    question left, so the window drops it too and keeps turns 11-12."""
+    """The speaker goes as a keyword, so a turn's size is its text alone: turns 9-12 take
+    3 + 5 + 5 + 6 = 19 words of the 20; turn 8 (4 words) would make 23, so it left. The
+    labels ("Ann:", one word each) are shown but not counted, as for every memory."""
     r = run(lambda m: TokenWindow(20, measure=m))
+    assert [q.found for q in r.results] == [("D2:4",), ("D2:5",), (), ("D2:6",)]
+    assert {q.context_tokens for q in r.results} == {count_words(
+        "Ann: How is work?\nBob: I started at Orbit Labs.\n"
+        "Ann: Vera now lives in Quito.\nBob: Do you still have the kayak?")} == {19 + 4}
+
+
+def test_a_memory_without_speaker_keywords_gets_the_name_in_the_text():
+    """The fallback for a memory whose add() takes (role, content) only: "Ann: ..." text,
+    measured with the name, so 20 words hold turns 10-12 (6 + 6 + 7) and turn 10, a reply
+    whose question left, is dropped too: turns 11-12 remain."""
+    class PlainAdd(TokenWindow):
+        def add(self, role, content):
+            return super().add(role, content)
+    r = run(lambda m: PlainAdd(20, measure=m))
+    assert r.rendering == "prefix"
     assert [q.found for q in r.results] == [(), ("D2:5",), (), ("D2:6",)]
     assert {q.context_tokens for q in r.results} == {count_words(
         "user: Ann: Vera now lives in Quito.\nassistant: Bob: Do you still have the kayak?")}
@@ -81,7 +97,10 @@ def test_the_question_is_not_added_and_turns_go_in_once():
         return built[-1]
     run(factory)
     memory, = built
-    assert [t.content for t in memory.turns] == [render_turn(t, False)[0] for t in TURNS]
+    assert [t.content for t in memory.turns] == TEXTS
+    assert [(t.speaker, t.when) for t in memory.turns] == [(t.speaker, t.date) for t in TURNS]
+    assert memory.turns[9].line() == "Bob: I started at Orbit Labs."
+    assert render_turn(TURNS[9], False) == ("Bob: I started at Orbit Labs.", {})
     assert [t.role for t in memory.turns] == ["user", "assistant"] * 6
 
 
@@ -226,7 +245,7 @@ def test_on_the_synthetic_conversation_full_history_finds_everything():
     cutoff = min(o for o, q in zip(oldest, window.results) if q.all_evidence)
     assert [q.all_evidence for q in window.results] == [o >= cutoff for o in oldest]
     # every turn was measured once, by the first run
-    assert window.add_tokenizer_calls == len({render_turn(t, False)[0] for t in conv.turns})
+    assert window.add_tokenizer_calls == len({t.text for t in conv.turns})
     assert full.add_tokenizer_calls == 0
 
 

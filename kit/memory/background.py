@@ -71,25 +71,31 @@ class BackgroundSummaryMemory(SummaryMemory):
         with self._lock:
             return super().size
 
-    def context(self) -> str:
+    def context(self, query: str | None = None) -> str:
+        """As :meth:`kit.memory.base.Memory.context` (``query`` is ignored), read under
+        the lock."""
         with self._lock:
-            return super().context()
+            return super().context(query)
 
-    def messages(self) -> list[dict[str, str]]:
+    def messages(self, query: str | None = None) -> list[dict[str, str]]:
+        """As :meth:`kit.memory.base.Memory.messages` (``query`` is ignored), read under
+        the lock."""
         with self._lock:
-            return super().messages()
+            return super().messages(query)
 
     def __len__(self) -> int:
         with self._lock:
             return super().__len__()
 
     # -- add: append now, compact later -------------------------------------------
-    def add(self, role: str, content: str) -> TraceEvent:
+    def add(self, role: str, content: str, *, speaker: str | None = None,
+            when: str | None = None) -> TraceEvent:
         """Add a message and return at once; start a background compaction if the
-        memory is over budget and none is running. Raises what ``SummaryMemory.add``
-        raises for a refused message (nothing changes), never CompactionError."""
+        memory is over budget and none is running. ``speaker`` and ``when`` as in
+        :meth:`kit.memory.base.Memory.add`. Raises what ``SummaryMemory.add`` raises for
+        a refused message (nothing changes), never CompactionError."""
         with self._lock:
-            return super().add(role, content)
+            return super().add(role, content, speaker=speaker, when=when)
 
     def _after_append(self) -> dict:
         old, _, firings = self._plan(self.stamp_newest())
