@@ -13,7 +13,9 @@ Source: seed 002 (mock-interview context: older turns folded into
 
 - :class:`StructuredSummary`: the frozen value, with :meth:`~StructuredSummary.render`
   (the text placed in a context) and :meth:`~StructuredSummary.to_json`.
-- :func:`parse_structured_summary`: the model's reply -> a validated value.
+- :func:`parse_structured_summary`: the model's reply -> a validated value;
+  :func:`load_json_reply` and :func:`decode_json` decode JSON strictly (a key given
+  twice in one object is an error, not "the last one wins").
 - :data:`STRUCTURED_SUMMARY_PROMPT`: instructions asking for exactly that JSON.
 - :func:`structured_stub`: a deterministic offline prompt model that answers it.
 - :func:`cap_structured`: enforce a character cap, deterministically, shortening the
@@ -28,7 +30,8 @@ from dataclasses import dataclass
 
 from kit.llm import parse_summary_prompt
 
-__all__ = ["StructuredSummary", "parse_structured_summary", "load_json_reply", "STRUCTURED_SUMMARY_PROMPT",
+__all__ = ["StructuredSummary", "parse_structured_summary", "load_json_reply", "decode_json",
+           "STRUCTURED_SUMMARY_PROMPT",
            "OPEN_POINTS_TITLE", "structured_stub", "cap_structured", "ELLIPSIS",
            "MIN_CAP_CHARS", "MIN_SUMMARY_SHARE"]
 
@@ -57,9 +60,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 class StructuredSummary:
     """A summary of earlier turns plus the points still open.
 
-    ``summary``: non-empty str; ``open_points``: tuple of non-empty one-line strs, oldest
-    first (a list is accepted and stored as a tuple). Raises TypeError/ValueError naming
-    the bad field.
+    ``summary``: non-empty str, stored as one line (runs of whitespace, line breaks
+    included, become one space), so that no text in it can pass for the
+    ``Open points:`` title or a section title of the context it is placed in;
+    ``open_points``: tuple of non-empty one-line strs, oldest first (a list is accepted
+    and stored as a tuple). Raises TypeError/ValueError naming the bad field.
     """
 
     summary: str
@@ -71,6 +76,7 @@ class StructuredSummary:
                             f"{self.summary!r:.60}")
         if not self.summary.strip():
             raise ValueError(f"summary must not be empty, got {self.summary!r}")
+        object.__setattr__(self, "summary", " ".join(self.summary.split()))
         if isinstance(self.open_points, (str, bytes)) or not isinstance(self.open_points,
                                                                          (list, tuple)):
             raise TypeError(f"open_points must be a list or tuple of str, got "
@@ -84,8 +90,9 @@ class StructuredSummary:
         object.__setattr__(self, "open_points", tuple(self.open_points))
 
     def render(self) -> str:
-        """The text placed in a context: the summary, then one ``- point`` line per
-        open point under ``Open points:`` (that part is left out when nothing is open)."""
+        """The text placed in a context: the summary (one line), then one ``- point``
+        line per open point under ``Open points:`` (that part is left out when nothing
+        is open)."""
         if not self.open_points:
             return self.summary
         points = "\n".join(f"- {p}" for p in self.open_points)
@@ -103,12 +110,45 @@ class StructuredSummary:
                           ensure_ascii=False)
 
 
+class _KeyTwice(ValueError):
+    """A JSON object gave the same key twice (raised by :func:`_unique_keys`)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _KeyTwice(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def decode_json(text: str, what: str = "the text") -> object:
+    """``json.loads(text)``, strictly: a key given twice in one object (at any depth) is
+    an error, where ``json.loads`` would silently keep the last value (the same rule as
+    :func:`kit.rag.judge.parse_verdict`).
+
+    ``what`` names the text in the errors ("the reply", "the profile"). Raises
+    ValueError "<what> is not valid JSON (<reason> at character <n>)", "<what> gives the
+    key 'k' twice" or "<what> is JSON nested too deep to read".
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except _KeyTwice as exc:
+        raise ValueError(f"{what} gives the key {exc.args[0]!r} twice") from None
+    except RecursionError:
+        raise ValueError(f"{what} is JSON nested too deep to read") from None
+
+
 def load_json_reply(text: str) -> object:
     """Decode a model's JSON reply: the JSON alone or inside a Markdown fence (three
     backticks, optionally ``json``), with whitespace around; nothing else may surround it.
 
-    Raises TypeError for a non-str ``text``, ValueError (saying where and how the reply
-    began) for text that is not valid JSON or is nested too deep to read.
+    Raises TypeError for a non-str ``text``, ValueError (saying what is wrong and how the
+    reply began) for text that is not valid JSON, gives a key twice in one object, or is
+    nested too deep to read (see :func:`decode_json`).
     """
     if not isinstance(text, str):
         raise TypeError(f"the reply must be a str, got {type(text).__name__}: {text!r:.60}")
@@ -117,24 +157,23 @@ def load_json_reply(text: str) -> object:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        return json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); "
-                         f"it began {text.strip()[:60]!r}") from None
-    except RecursionError:
-        raise ValueError(f"the reply is JSON nested too deep to read; it began "
-                         f"{text.strip()[:60]!r}") from None
+        return decode_json(body, "the reply")
+    except ValueError as exc:
+        raise ValueError(f"{exc}; it began {text.strip()[:60]!r}") from None
 
 
 def parse_structured_summary(text: str) -> StructuredSummary:
     """Parse and validate a model's reply into a :class:`StructuredSummary`.
 
     Accepts the JSON object alone or inside a Markdown fence (three backticks, optionally
-    ``json``), with whitespace around. Whitespace inside each open point is collapsed to
-    single spaces; the summary is stripped. Raises TypeError for a non-str ``text`` and
-    ValueError naming the problem for: text that is not one JSON object, a missing or
-    unknown field, a summary that is not a str or is empty, ``open_points`` that is not
-    a list, or an open point that is not a non-empty str.
+    ``json``), with whitespace around. Whitespace inside the summary and inside each open
+    point is collapsed to single spaces (each is one line), so the value's
+    :meth:`~StructuredSummary.to_json` parses back to an equal value and its
+    :meth:`~StructuredSummary.render` text reads back (as :func:`structured_stub` does)
+    to the same summary and points. Raises TypeError for a non-str ``text`` and
+    ValueError naming the problem for: text that is not one JSON object, a key given
+    twice, a missing or unknown field, a summary that is not a str or is empty,
+    ``open_points`` that is not a list, or an open point that is not a non-empty str.
     """
     data = load_json_reply(text)
     if not isinstance(data, dict):

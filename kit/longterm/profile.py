@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from kit.longterm.session import InterviewSession, _one_line, normalise_label
 from kit.memory.base import check_int
+from kit.structured import decode_json
 
 __all__ = ["Evidence", "Profile", "count_evidence", "merge_profiles", "profile_markdown",
            "PROFILE_VERSION", "DEFAULT_MIN_SUPPORT", "MAX_SIGNALS"]
@@ -183,16 +184,9 @@ class Profile:
 
     @classmethod
     def from_json(cls, text: str) -> Profile:
-        """Read :meth:`to_json` text; raises ValueError for invalid JSON (or JSON nested
-        too deep to read)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"the profile is not valid JSON ({exc.msg} at character "
-                             f"{exc.pos})") from None
-        except RecursionError:
-            raise ValueError("the profile is JSON nested too deep to read") from None
-        return cls.from_dict(data)
+        """Read :meth:`to_json` text; raises ValueError for invalid JSON, a key given twice
+        in one object, or JSON nested too deep to read (:func:`kit.structured.decode_json`)."""
+        return cls.from_dict(decode_json(text, "the profile"))
 
 
 def count_evidence(session: InterviewSession) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:

@@ -10,7 +10,10 @@ weaknesses; long-term memory is distilled from them after the session).
 
 Weaknesses and strengths are short *labels* ("cache invalidation"): they are counted
 across turns and sessions, so they are normalised on the way in (lower case, single
-spaces, duplicates within one turn dropped). The topic is kept as written.
+spaces, duplicates within one turn dropped). The topic is kept as written (single
+spaces). Neither can fake the layout of :func:`render_turn`: a topic may not contain
+"|" (it separates the fields of a turn's header line), a label may not contain ";" (it
+separates the labels of a line); both are refused with an error naming the value.
 """
 from __future__ import annotations
 
@@ -44,8 +47,20 @@ def _text(name: str, value: object) -> str:
 
 def normalise_label(label: object, name: str = "label") -> str:
     """A weakness or strength label in its counted form: one line, lower case, single
-    spaces. Raises TypeError/ValueError naming ``name`` and the value."""
-    return _one_line(name, label).lower()
+    spaces, no ";" (the separator of labels in :func:`render_turn`). Raises
+    TypeError/ValueError naming ``name`` and the value."""
+    text = _one_line(name, label)
+    if ";" in text:
+        raise ValueError(f"{name} must not contain ';' (it separates labels), got {label!r:.60}")
+    return text.lower()
+
+
+def _topic(value: object) -> str:
+    text = _one_line("topic", value)
+    if "|" in text:
+        raise ValueError(f"topic must not contain '|' (it separates the fields of a turn's "
+                         f"header line), got {value!r:.60}")
+    return text
 
 
 def _labels(name: str, labels: object) -> tuple[str, ...]:
@@ -62,8 +77,9 @@ class InterviewTurn:
 
     ``question``, ``answer``: non-empty str (stripped); ``score``: int from 0 to
     :data:`MAX_SCORE` (10); ``weaknesses``, ``strengths``: labels (list or tuple of
-    one-line str, stored normalised as a tuple); ``topic``: one-line str such as
-    "SQL indexes". Raises TypeError/ValueError naming the field and the bad value.
+    one-line str without ";", stored normalised as a tuple); ``topic``: one-line str
+    without "|", such as "SQL indexes". Raises TypeError/ValueError naming the field and
+    the bad value.
     """
 
     question: str
@@ -84,7 +100,7 @@ class InterviewTurn:
             raise ValueError(f"score must be from 0 to {MAX_SCORE}, got {self.score}")
         set_(self, "weaknesses", _labels("weaknesses", self.weaknesses))
         set_(self, "strengths", _labels("strengths", self.strengths))
-        set_(self, "topic", _one_line("topic", self.topic))
+        set_(self, "topic", _topic(self.topic))
 
 
 @dataclass(frozen=True)
