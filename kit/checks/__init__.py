@@ -17,6 +17,8 @@ wrong order). One module per concept:
   fallback).
 - :mod:`kit.checks.evaluation`: lesson 08 (evaluating the RAG chatbot: recall@k from the
   rows, strict verdict parsing, groundedness over judged answers only).
+- :mod:`kit.checks.coverage` and :mod:`kit.checks.allocation`: lesson 09 (how good is your
+  memory: evidence coverage by category, a tiny token-budget allocator).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
