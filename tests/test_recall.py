@@ -1,4 +1,5 @@
 """kit.memory.recall: recent turns plus older turns recalled from the transcript."""
+import math
 import re
 
 import pytest
@@ -217,6 +218,51 @@ def test_a_hit_lends_score_to_its_neighbours_and_a_named_speaker_is_boosted():
                                      4: 1.5 * scores[4]})
     with pytest.raises(ValueError, match="increasing ints; got 4 after 4"):
         index.add(4, "again", "Ann")
+
+
+HOBBY = [(1, "My new hobby is pottery.", "Ann"), (2, "Cool.", "Bob"),
+         (3, "I made a clay bowl at the pottery studio.", "Ann"), (4, "Weather is grey.", "Bob"),
+         (5, "The studio kiln fired my clay vase.", "Ann"), (6, "Traffic was bad.", "Bob")]
+
+
+def bo1(mean: float, tf: int = 1) -> float:
+    """Bo1's weight of a term seen ``tf`` times in the feedback turns, ``mean`` times per turn."""
+    return tf * math.log2((1 + mean) / mean) + math.log2(1 + mean)
+
+
+def test_feedback_adds_the_most_informative_words_of_the_best_turns():
+    question = "What hobby does Ann have?"                     # terms: hobby, ann
+    off, index, one = (TurnIndex(spread=(0, 0), speaker_boost=0, feedback=f)
+                       for f in ((0, 0), (3, 10), (3, 1)))
+    for i in (off, index, one):
+        i.extend(HOBBY)
+    assert off.query_weights(question) == {"hobby": 1.0, "ann": 1.0}
+    assert set(off.scores(question)) == {1}
+    # only turn 1 matches, so it is the feedback: new, hobby (1 of 6 turns each), pottery
+    # (2 of 6); new and hobby tie at the top, so pottery gets bo1(2/6) / bo1(1/6) = 0.80
+    assert index.query_weights(question) == pytest.approx(
+        {"hobby": 1 + 1, "ann": 1, "new": 1, "pottery": bo1(2 / 6) / bo1(1 / 6)})
+    assert set(index.scores(question)) == {1, 3}               # turn 3 has no word of the question
+    assert one.query_weights(question) == {"hobby": 2.0, "ann": 1.0}   # ties: alphabetical
+    assert index.tokenized == len(HOBBY) + 2                   # a query is tokenised once
+    assert (index.like().feedback, len(index.like())) == ((3, 10), 0)
+    for bad in ((3,), (-1, 10), (3, 1.5), [3, 10], (True, 10)):
+        with pytest.raises(ValueError, match=re.escape(f"feedback must be a pair of ints >= 0 "
+                                                       f"(turns, terms), got {bad!r}")):
+            TurnIndex(feedback=bad)
+
+
+def test_with_feedback_recall_memory_brings_back_a_turn_without_the_questions_words():
+    def numbers(index):
+        memory = RecallMemory(40, measure=count_words, keep_recent=1, recent=4, index=index)
+        for number, text, speaker in HOBBY:
+            memory.add(("user", "assistant")[speaker == "Bob"], text, speaker=speaker)
+        return memory.context_numbers("What hobby does Ann have?")
+    # 40 words hold the question (5), the recent turn 6 (4), the title (5) and up to 26
+    # words of recalled lines: room for turns 1-4 (6 + 2 + 10 + 4), so what is missing
+    # was not found. Turn 2 and turn 4 are the replies after a hit (spread).
+    assert numbers(TurnIndex(feedback=(0, 0))) == (1, 2, 6)
+    assert numbers(TurnIndex()) == (1, 2, 3, 4, 6)
 
 
 def test_fuse_recent_uses_the_recent_turns_too():

@@ -18,9 +18,11 @@ Every line keeps its speaker (``"Caroline: ..."``). Recalled turns are shown in 
 order, under their session's date (``[1:56 pm on 8 May, 2023]``), and so are recent
 turns that have a date. Recall is lexical: BM25 over the turns that left the recent
 window (:class:`kit.memory.turn_index.TurnIndex`, updated one turn at a time), with the
-question as the query (default: the newest user message), optionally fused by
+question as the query (default: the newest user message), expanded by pseudo-relevance
+feedback (the best turns' most informative words, Bo1) and optionally fused by
 reciprocal rank fusion (:func:`kit.rag.retrieval.rrf`) with a query made of the recent
-turns. No network, no embedding model.
+turns. No network, no embedding model. How the budget is split and the context
+rendered is in :mod:`kit.memory.recall_plan`.
 
 The transcript lives in the :mod:`kit.store` when one is attached (turns that leave
 the window are read back from it; :func:`kit.store.restore` rebuilds the index from it),
@@ -30,39 +32,19 @@ else in the memory itself. Measured on LoCoMo (Maharana et al., ACL 2024) by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from kit.llm import PromptModel
 from kit.memory.base import Memory, check_budget, check_int
-from kit.memory.budget import Allocation, Part, allocate
+from kit.memory.budget import Allocation, Part
 from kit.memory.compaction import Compactor
 from kit.memory.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
+from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, RecallPlan, decide,
+                                    render_context, render_messages)
 from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.tokens import Measure, approx_tokens, measured
 
 __all__ = ["RecallMemory", "RecallPlan", "RECALLED_TITLE", "RECENT_TITLE"]
-
-RECALLED_TITLE = "Earlier turns recalled from the transcript:"
-RECENT_TITLE = "Recent turns:"
-
-
-@dataclass(frozen=True)
-class RecallPlan:
-    """One context, decided: the ``allocation`` (what each part got and why),
-    the ``recalled`` and ``recent`` messages that go in (oldest first), whether the
-    ``summary`` goes in, and the ``query`` used for recall ("" if none)."""
-
-    allocation: Allocation
-    recalled: tuple[Message, ...]
-    recent: tuple[Message, ...]
-    summary: bool
-    query: str
-
-    @property
-    def numbers(self) -> tuple[int, ...]:
-        """Numbers of the messages in the context, oldest first."""
-        return tuple(m.number for m in self.recalled + self.recent)
 
 
 class RecallMemory(Memory):
@@ -86,7 +68,7 @@ class RecallMemory(Memory):
       with RRF (the question stays the main signal; a follow-up like "and the other
       one?" needs the recent context).
     - ``index``: an empty :class:`~kit.memory.turn_index.TurnIndex` to use (to change
-      BM25's ``k1``/``b``, ``spread`` or ``speaker_boost``).
+      BM25's ``k1``/``b``, ``spread``, ``speaker_boost`` or ``feedback``).
 
     Raises TypeError/ValueError naming a bad argument. ``add`` takes ``speaker=`` and
     ``when=``; ``context(query)``, ``messages(query)``, ``allocation(query)``,
@@ -149,9 +131,6 @@ class RecallMemory(Memory):
     def line_tokens(self, message: Message) -> int:
         """Size of the message's context line: its text plus its ``"Caroline:"`` label."""
         return message.tokens + self._size_of(f"{message.label}:")
-
-    def _date_cost(self, when: str) -> int:
-        return self._size_of(f"[{when}]") if when else 0
 
     @property
     def window_tokens(self) -> int:
@@ -222,8 +201,7 @@ class RecallMemory(Memory):
     def restoring(self, store, session_id: str):
         """Called by :func:`kit.store.restore` before it commits: index the stored
         transcript (may raise; nothing changes); returns the commit step."""
-        index = TurnIndex(self.index.k1, self.index.b, self.index.spread,
-                          self.index.speaker_boost, self.index.tokenizer)
+        index = self.index.like()
         index.extend((m.number, m.content, m.speaker) for m in store.turns(session_id))
 
         def finish() -> None:
@@ -248,13 +226,6 @@ class RecallMemory(Memory):
             ranked = [int(chunk.id) for chunk, _ in fused]
         return ranked
 
-    def _part(self, name: str, messages: Sequence[Message], title: str, **options) -> Part:
-        dates = {m.when for m in messages}
-        return Part(name, tuple(self.line_tokens(m) for m in messages),
-                    overhead=self._size_of(title) if title else 0,
-                    groups=tuple(m.when for m in messages),
-                    group_costs={d: self._date_cost(d) for d in dates}, **options)
-
     def plan(self, query: str | None = None) -> RecallPlan:
         """Decide the context for ``query`` (None: the newest user message, not counted
         as a question: it is already a recent turn). Nothing changes."""
@@ -276,22 +247,11 @@ class RecallMemory(Memory):
         if summary:
             parts.append(Part("summary", (self._block_size(summary),), priority=3,
                               why="the running summary"))
-        newest_first = list(reversed(self.turns))
-        recent = self._part("recent", newest_first, RECENT_TITLE, priority=1,
-                            minimum=min(self.keep_recent, len(newest_first)), contiguous=True,
-                            why=f"keep_recent={self.keep_recent}, window {self.recent} {self.unit}")
-        room = self.budget - sum(p.wanted for p in parts) - recent.wanted
         order = {n: i for i, n in enumerate(self._ranked(search))}
         ranked = sorted(self.fetch(list(order)), key=lambda m: order[m.number])
-        recalled = self._part("recalled", ranked, RECALLED_TITLE, priority=2, cap=max(0, room),
-                              why="best match first")
-        allocation = allocate(self.budget, parts + [recalled, recent], self.unit)
-        plan = RecallPlan(allocation,
-                          tuple(sorted((ranked[i] for i in allocation.given("recalled")),
-                                       key=lambda m: m.number)),
-                          tuple(newest_first[i] for i in sorted(allocation.given("recent"),
-                                                                 reverse=True)),
-                          bool(allocation.given("summary")), search)
+        plan = decide(self.budget, self.unit, parts, list(reversed(self.turns)), ranked,
+                      keep_recent=self.keep_recent, window=self.recent,
+                      line_cost=self.line_tokens, text_cost=self._size_of, query=search)
         self._plan_cache = (key, plan)
         return plan
 
@@ -322,42 +282,17 @@ class RecallMemory(Memory):
         """Numbers of the messages whose lines are in ``context(query)``, oldest first."""
         return self.plan(query).numbers
 
-    @staticmethod
-    def _dated(messages: Sequence[Message]) -> str:
-        lines, last = [], None
-        for m in messages:
-            if m.when and m.when != last:
-                lines.append(f"[{m.when}]")
-            last = m.when
-            lines.append(m.line())
-        return "\n".join(lines)
-
     def context(self, query: str | None = None) -> str:
         """The context as text: system prompt, summary, recalled turns (titled
         :data:`RECALLED_TITLE`), recent turns (:data:`RECENT_TITLE`), separated by blank
         lines; turns as ``"Caroline: ..."`` lines under ``[date]`` lines. The question
         itself is not included: send it after."""
-        plan = self.plan(query)
-        blocks = [self.system.line()] if self.system else []
-        if plan.summary:
-            blocks.append(self._summary_block())
-        if plan.recalled:
-            blocks.append(f"{RECALLED_TITLE}\n{self._dated(plan.recalled)}")
-        if plan.recent:
-            blocks.append(f"{RECENT_TITLE}\n{self._dated(plan.recent)}")
-        return "\n\n".join(blocks)
+        return render_context(self.plan(query), self.system, self._summary_block())
 
     def messages(self, query: str | None = None) -> list[dict[str, str]]:
         """The context as chat messages: the system prompt, the summary and the recalled
         turns (with their dates) as system messages, then the recent turns."""
-        plan = self.plan(query)
-        head = [self.system.chat()] if self.system else []
-        if plan.summary:
-            head.append({"role": "system", "content": self._summary_block()})
-        if plan.recalled:
-            head.append({"role": "system",
-                         "content": f"{RECALLED_TITLE}\n{self._dated(plan.recalled)}"})
-        return head + [m.chat() for m in plan.recent]
+        return render_messages(self.plan(query), self.system, self._summary_block())
 
     def __repr__(self) -> str:
         return (f"RecallMemory(budget={self.budget} {self.unit}, window={len(self.turns)} turns, "

@@ -10,7 +10,18 @@ keeps BM25 (Robertson and Zaragoza 2009; Lucene's idf, as bm25s uses) in posting
 lists: adding a turn costs its own words, a search costs the postings of the query's
 words, and every turn is tokenised once.
 
-Two things conversations need that documents do not:
+Three additions to plain BM25, each standard or close to it, each can be turned off:
+
+- **pseudo-relevance feedback** (query expansion): the question "What activities does
+  Melanie do?" shares no word with "I signed up for a pottery class" or "we went
+  camping". The turns the question finds first usually talk about the same things, so
+  their most informative words are added to the query, with a lower weight, and the
+  index is searched again. The weights are Bo1 (Amati's Bose-Einstein model of
+  divergence from randomness, the default query expansion of the Terrier engine, with
+  its defaults: 3 feedback turns, 10 terms): a word scores high when it is frequent in
+  the feedback turns and rare in the conversation. ``feedback=(0, 0)`` turns it off.
+
+And two things conversations need that documents do not:
 
 - **spread**: the turn that holds a fact is often the reply to the turn that names it
   ("Where did you camp?" / "At the beach!"). A hit lends ``spread = (before, after)``
@@ -110,16 +121,20 @@ class TurnIndex:
     normalisation (1.5 and 0.75, as in :class:`kit.rag.retrieval.BM25Retriever`);
     ``spread``: (before, after), the shares (>= 0) of a hit's score lent to its
     neighbours; ``speaker_boost`` (>= 0): see the module docstring; ``tokenizer``:
-    ``str -> list[str]``. Raises ValueError naming a bad value.
+    ``str -> list[str]``; ``feedback``: (turns, terms), ints >= 0, the pseudo-relevance
+    feedback of the module docstring (``(0, 0)``: none). Raises ValueError naming a bad
+    value.
 
     ``add(number, text, speaker)`` indexes one turn (numbers must increase);
-    ``scores(query)`` returns ``{number: score > 0}``; ``search(query, candidates)``
-    ranks. ``tokenized`` counts the texts tokenised (each turn once, each query once).
+    ``query_weights(query)`` is the weighted query after expansion;
+    ``scores(query)`` returns ``{number: score > 0}``; ``search(query, below)``
+    ranks. ``tokenized`` counts the texts tokenised (each turn once, each query once:
+    expansion reads the terms kept at ``add``).
     """
 
     def __init__(self, k1: float = 1.5, b: float = 0.75,
                  spread: tuple[float, float] = (0.25, 0.6), speaker_boost: float = 0.3,
-                 tokenizer=recall_tokenize) -> None:
+                 tokenizer=recall_tokenize, feedback: tuple[int, int] = (3, 10)) -> None:
         self.k1 = _weight("k1", k1)
         if not 0 <= _weight("b", b) <= 1:
             raise ValueError(f"b must be between 0 and 1, got {b!r}")
@@ -131,12 +146,24 @@ class TurnIndex:
         if not callable(tokenizer):
             raise TypeError(f"tokenizer must be callable str -> list[str], got {tokenizer!r:.60}")
         self.tokenizer = tokenizer
+        if (not isinstance(feedback, tuple) or len(feedback) != 2 or any(
+                isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in feedback)):
+            raise ValueError(f"feedback must be a pair of ints >= 0 (turns, terms), "
+                             f"got {feedback!r}")
+        self.feedback = feedback
         self.numbers: list[int] = []          # position -> message number
         self.speakers: list[str] = []         # position -> speaker ("" if unknown)
         self.lengths: list[int] = []          # position -> tokens in the turn
         self.postings: dict[str, list[tuple[int, int]]] = {}   # term -> [(position, tf)]
+        self.terms: list[Counter] = []        # position -> {term: tf}, for feedback
+        self.frequency: Counter = Counter()   # term -> occurrences in all turns
         self.total_length = 0
         self.tokenized = 0
+
+    def like(self) -> "TurnIndex":
+        """A new, empty index with the same settings."""
+        return TurnIndex(self.k1, self.b, self.spread, self.speaker_boost, self.tokenizer,
+                         self.feedback)
 
     def __len__(self) -> int:
         return len(self.numbers)
@@ -150,9 +177,11 @@ class TurnIndex:
                              f"{self.numbers[-1] if self.numbers else None}")
         tokens = self.tokenizer(text)
         self.tokenized += 1
-        position = len(self.numbers)
-        for term, tf in Counter(tokens).items():
+        position, counts = len(self.numbers), Counter(tokens)
+        for term, tf in counts.items():
             self.postings.setdefault(term, []).append((position, tf))
+        self.terms.append(counts)
+        self.frequency.update(counts)
         self.numbers.append(number)
         self.speakers.append(speaker)
         self.lengths.append(len(tokens))
@@ -163,27 +192,58 @@ class TurnIndex:
         for number, text, speaker in turns:
             self.add(number, text, speaker)
 
-    def _bm25(self, terms: list[str]) -> dict[int, float]:
+    def _bm25(self, weights: dict[str, float]) -> dict[int, float]:
+        """``{position: sum over the query's terms of weight * BM25 term score}``."""
         n = len(self.numbers)
-        if not n or not terms:
+        if not n or not weights:
             return {}
         average = max(self.total_length / n, 1e-9)
         scores: dict[int, float] = {}
-        for term in terms:                            # a repeated query word counts again
+        for term, weight in weights.items():
             postings = self.postings.get(term)
             if not postings:
                 continue
-            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
+            idf = weight * math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
             for position, tf in postings:
                 norm = self.k1 * (1 - self.b + self.b * self.lengths[position] / average)
                 scores[position] = scores.get(position, 0.0) + idf * tf * (self.k1 + 1) / (tf + norm)
         return scores
 
-    def scores(self, query: str) -> dict[int, float]:
-        """``{message number: score}`` for every turn scoring > 0 on ``query``, after
-        spreading to neighbours and the speaker boost."""
+    def query_weights(self, query: str) -> dict[str, float]:
+        """The query as ``{term: weight}``: its own terms (times repeated / the most
+        repeated: 1 for a word said once) plus, with feedback, the expansion terms.
+
+        Bo1 feedback (Amati 2003; Terrier's parameter-free reweighting): take the
+        ``feedback[0]`` best turns for the query alone; weigh each of their terms by
+        ``tf * log2((1 + m) / m) + log2(1 + m)``, where ``tf`` counts it in those turns
+        and ``m`` is its mean count per turn in the whole index; add the ``feedback[1]``
+        best, each weighted by its Bo1 weight / the best one's (so at most 1). Tokenises
+        ``query`` once; the turns' terms were kept when they were added.
+        """
         self.tokenized += 1
-        raw = self._bm25(self.tokenizer(query))
+        counts = Counter(self.tokenizer(query))
+        weights = {t: tf / max(counts.values()) for t, tf in counts.items()}
+        turns, count = self.feedback
+        first = self._bm25(weights) if weights and turns and count else {}
+        top = sorted(first.items(), key=lambda item: (-item[1], item[0]))[:turns]
+        if not top:
+            return weights
+        seen: Counter = Counter()
+        for position, _ in top:
+            seen.update(self.terms[position])
+        n, bo1 = len(self.numbers), {}
+        for term, tf in seen.items():
+            mean = self.frequency[term] / n
+            bo1[term] = tf * math.log2((1 + mean) / mean) + math.log2(1 + mean)
+        best = sorted(bo1.items(), key=lambda item: (-item[1], item[0]))[:count]
+        for term, weight in best:
+            weights[term] = weights.get(term, 0.0) + weight / best[0][1]
+        return weights
+
+    def scores(self, query: str) -> dict[int, float]:
+        """``{message number: score}`` for every turn scoring > 0 on ``query``: BM25 of
+        :meth:`query_weights`, then spread to neighbours and the speaker boost."""
+        raw = self._bm25(self.query_weights(query))
         before, after = self.spread
         spread: dict[int, float] = dict(raw)
         last = len(self.numbers) - 1
@@ -214,4 +274,5 @@ class TurnIndex:
 
     def __repr__(self) -> str:
         return (f"TurnIndex({len(self.numbers)} turns, {len(self.postings)} terms, "
-                f"spread={self.spread}, speaker_boost={self.speaker_boost})")
+                f"spread={self.spread}, speaker_boost={self.speaker_boost}, "
+                f"feedback={self.feedback})")
