@@ -19,10 +19,11 @@ The strategies (:data:`STRATEGIES`; ``budget`` in the measure's unit, tokens by 
 - **BM25**: plain BM25 over the whole transcript and nothing else:
   :class:`~kit.memory.RecallMemory` with no recent turns (``keep_recent=0``,
   ``recent=0``) and an index without the conversation tweaks (``spread=(0, 0)``,
-  ``speaker_boost=0``; its tokenizer still drops stopwords and folds endings): the
-  retrieval baseline LoCoMo reports.
+  ``speaker_boost=0``, ``feedback=(0, 0)``; its tokenizer still drops stopwords and
+  folds endings): the retrieval baseline LoCoMo reports.
 - **recall**: :class:`~kit.memory.RecallMemory` ``(budget)`` with its defaults:
-  recent turns plus older turns recalled by BM25 (with spread and speaker boost).
+  recent turns plus older turns recalled by BM25 (with spread, speaker boost and
+  pseudo-relevance feedback).
 - **recall + RRF**: the same, its ranking fused by reciprocal rank fusion with a
   query made of the recent turns (``fuse_recent=True``).
 - **hybrid**: recall memory with a running summary as well (``summariser=`` the
@@ -64,8 +65,8 @@ __all__ = ["STRATEGIES", "BUDGETS", "Target", "TARGETS", "TARGET_BUDGET", "TARGE
 STRATEGIES = {
     "sliding window": "TokenWindow(budget): the newest turns that fit",
     "summary": "SummaryMemory, extractive summariser capped at budget // 4, keep_recent=6",
-    "BM25": "plain BM25 over the transcript: RecallMemory without recent turns, spread or "
-            "speaker boost",
+    "BM25": "plain BM25 over the transcript: RecallMemory without recent turns, spread, "
+            "speaker boost or feedback",
     "recall": "RecallMemory(budget): recent turns + turns recalled by BM25",
     "recall + RRF": "RecallMemory(budget, fuse_recent=True): ranking fused with the recent turns",
     "hybrid": "RecallMemory with a running summary (extractive, budget // 4)",
@@ -144,7 +145,8 @@ def _factory(name: str, budget: int) -> MemoryFactory:
         "sliding window": lambda m: TokenWindow(budget, m),
         "summary": lambda m: SummaryMemory(summariser(m), budget, 6, m),
         "BM25": lambda m: RecallMemory(budget, m, keep_recent=0, recent=0,
-                                       index=TurnIndex(spread=(0.0, 0.0), speaker_boost=0.0)),
+                                       index=TurnIndex(spread=(0.0, 0.0), speaker_boost=0.0,
+                                                      feedback=(0, 0))),
         "recall": lambda m: RecallMemory(budget, m),
         "recall + RRF": lambda m: RecallMemory(budget, m, fuse_recent=True),
         "hybrid": lambda m: RecallMemory(budget, m, summariser=summariser(m)),

@@ -65,6 +65,8 @@ def test_plain_bm25_keeps_no_recent_turns_only_recalled_ones():
     conversation = synthetic_conversation(6, 16)
     memory = feed(strategy_factories(400, ["BM25"])["BM25"](approx_tokens), conversation)
     assert memory.turns == [] and len(memory.index) == len(conversation.turns)
+    assert (memory.index.spread, memory.index.speaker_boost, memory.index.feedback) == (
+        (0.0, 0.0), 0.0, (0, 0))
     question = next(q for q in conversation.questions if q.category == 4)
     context = memory.context(query=question.question)
     assert context.startswith(RECALLED_TITLE) and RECENT_TITLE not in context
