@@ -11,8 +11,9 @@ deterministic and needs no model, so it serves twice:
   (seed 000: "plant a fact early, run 50 turns, check it is still there").
 
 As a prompt model for :class:`kit.memory.SummaryMemory` it reads the current summary
-and the new turns from the prompt (:func:`kit.llm.parse_summary_prompt` layout) and
-ignores the instructions: it keeps facts whatever the prompt asks.
+and the new turns with their speakers from the prompt
+(:func:`kit.llm.parse_summary_turns`) and ignores the instructions: it keeps facts
+whatever the prompt asks.
 
 Output: one sentence per line, tagged with who said it, ``[user] ...`` or
 ``[assistant] ...`` (a tag, not ``user:``, so a summary line can never pass for a
@@ -23,11 +24,14 @@ The cap rule, in order:
 1. Only fact-bearing sentences are candidates; a sentence said again counts once, at
    its newest mention (same text after case folding and whitespace collapse).
 2. Candidates are taken by priority and each is kept if the summary still fits
-   ``cap`` with it, else skipped. Priority: stated constraints before other facts
-   (:func:`fact_score`), then the user's sentences before the assistant's (often an
-   echo or a suggestion), then the newer before the older. So when the facts alone
-   overflow the cap, the oldest assistant facts without a constraint go first and
-   the user's constraints last.
+   ``cap`` with it, else skipped. Priority: the kind of fact first, a constraint, then
+   an id or an amount, then any other fact (:func:`fact_score`); then the speaker: the
+   user's sentences and the current summary's untagged ones (a model wrote them, from
+   both speakers) before the assistant's (often an echo or a suggestion); then the
+   newer before the older. A sentence of the current summary keeps its ``[user]`` /
+   ``[assistant]`` tag, so it ranks as when it was first kept. So when the facts alone
+   overflow the cap, the assistant's names and dates go first, and an order id stated
+   once at the start outlives a name said a minute ago.
 3. If no sentence carries a fact, the newest sentence is kept instead, so a non-empty
    input never gives an empty summary.
 4. If not even one candidate fits, the top one is cut to its first words that fit
@@ -39,13 +43,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kit.llm import PromptModel, TURNS_HEADER, parse_summary_prompt
+from kit.llm import PromptModel, parse_summary_turns
 from kit.memory.base import check_int
 from kit.tokens import Measure, approx_tokens, measured, unit_of
 
-__all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds", "fact_score",
-           "is_fact_bearing", "fact_sentences", "extract_summary", "make_extractive_summariser",
-           "extractive_summariser", "DEFAULT_CAP"]
+__all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
+           "fact_score", "is_fact_bearing", "fact_sentences", "extract_summary",
+           "make_extractive_summariser", "extractive_summariser", "DEFAULT_CAP"]
 
 DEFAULT_CAP = 120      # in units of the measure (tokens with approx_tokens)
 FACT_KINDS = ("amount", "date", "id", "number", "name", "constraint")
@@ -80,13 +84,19 @@ _CONSTRAINT = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in CONSTRAINT_WO
                          re.IGNORECASE)
 _NOT_NAMES = {"I", "I'm", "I'll", "I've", "I'd", "OK", "Ok"}
 _ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.", "No.", "Rs.", "vs.", "e.g.", "i.e.")
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_SPLIT = re.compile(r"(?<=[.!?])(?:;\s*|\s+)(?=[\"'(\[]?[A-Z0-9])"
+                    r"|\s+(?=\[(?:user|assistant)\] )")      # a speaker tag starts one
 _TAG = re.compile(r"^\[(user|assistant)\] ")
 
 
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences: at line breaks, and after . ! ? followed by a
     space and a capital letter or digit (not after Mr., Dr., Rs., e.g. and the like).
+    A "; " right after . ! ? splits too and is dropped: stub models and many real ones
+    join whole sentences with it ("Budget Rs 500.; Noted: order 7."). A speaker tag
+    (``[user]``, ``[assistant]``) after a space starts a new sentence, so a summary
+    joined into one line (as :class:`kit.structured.StructuredSummary` stores it)
+    splits as it was written.
 
     Returns stripped, non-empty sentences in order. Raises TypeError for a non-str.
     """
@@ -134,14 +144,18 @@ def fact_kinds(sentence: str) -> tuple[str, ...]:
 
 
 def fact_score(sentence: str) -> int:
-    """Priority of a sentence: 2 if it states a constraint, 1 if it carries another
-    kind of fact, 0 for small talk (see :func:`fact_kinds`).
+    """Priority of a sentence by the kinds of fact it carries (see :func:`fact_kinds`):
+    3 for a stated constraint, 2 for an id or an amount, 1 for another kind of fact (a
+    date, a number, a name), 0 for small talk.
 
-    Constraints rank first because they are said once and matter most later (the
-    allergy, the budget); a name or a number alone is often an echo or a suggestion.
+    Constraints, ids and amounts rank first because they are said once, must be quoted
+    exactly and matter most later (the allergy, the order id, the budget); a name or a
+    number alone is often an echo or a suggestion.
     """
     kinds = fact_kinds(sentence)
-    return 2 if "constraint" in kinds else 1 if kinds else 0
+    if "constraint" in kinds:
+        return 3
+    return 2 if "id" in kinds or "amount" in kinds else 1 if kinds else 0
 
 
 def is_fact_bearing(sentence: str) -> bool:
@@ -152,6 +166,11 @@ def is_fact_bearing(sentence: str) -> bool:
 def fact_sentences(text: str) -> list[str]:
     """The fact-bearing sentences of ``text``, in order (small talk dropped)."""
     return [s for s in split_sentences(text) if is_fact_bearing(s)]
+
+
+def _priority(role: str, sentence: str, index: int) -> tuple[int, bool, int]:
+    """Sort key, highest first: fact kind, then not the assistant's, then newer."""
+    return fact_score(sentence), role != "assistant", index
 
 
 def _key(sentence: str) -> str:
@@ -175,12 +194,13 @@ def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = D
                     measure: Measure = approx_tokens) -> str:
     """The new running summary: facts of ``summary`` then of ``turns``, within ``cap``.
 
-    ``summary``: the current summary ("" for none; lines tagged ``[user]`` or
-    ``[assistant]`` keep their speaker); ``turns``: ``(role, content)`` pairs, oldest
-    first; ``cap``: int >= 1, in units of ``measure`` (tokens by default). A pure
-    function: state in, state out. The rule for what is kept is in the module
-    docstring. Returns "" only when there is no sentence at all. Raises TypeError /
-    ValueError naming a bad ``cap``, ``measure``, summary or turn.
+    ``summary``: the current summary ("" for none; sentences tagged ``[user]`` or
+    ``[assistant]`` keep their speaker, untagged ones rank with the user's);
+    ``turns``: ``(role, content)`` pairs, oldest first; ``cap``: int >= 1, in units of
+    ``measure`` (tokens by default). A pure function: state in, state out. The rule
+    for what is kept is in the module docstring. Returns "" only when there is no
+    sentence at all. Raises TypeError / ValueError naming a bad ``cap``, ``measure``,
+    summary or turn.
     """
     check_int("cap", cap, 1)
     if not callable(measure):
@@ -188,9 +208,9 @@ def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = D
     if not isinstance(summary, str):
         raise TypeError(f"summary must be a str ('' for none), got {summary!r:.60}")
     said: list[tuple[str, str]] = []            # (role, sentence), oldest first
-    for line in summary.splitlines():
-        tag = _TAG.match(line)
-        said += [(tag.group(1) if tag else "", s) for s in split_sentences(line[tag.end():] if tag else line)]
+    for sentence in split_sentences(summary):    # a tag starts a line or a sentence
+        tag = _TAG.match(sentence)
+        said.append((tag.group(1), sentence[tag.end():]) if tag else ("", sentence))
     for turn in turns:
         if (not isinstance(turn, tuple) or len(turn) != 2
                 or not all(isinstance(x, str) for x in turn)):
@@ -202,8 +222,7 @@ def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = D
     facts = [i for i, (_, text) in enumerate(said) if newest[_key(text)] == i
              and is_fact_bearing(text)]
     candidates = facts or [len(said) - 1]                 # nothing factual: the newest
-    ranked = sorted(candidates, reverse=True,
-                    key=lambda i: (fact_score(said[i][1]), said[i][0] == "user", i))
+    ranked = sorted(candidates, reverse=True, key=lambda i: _priority(*said[i], i))
     kept: list[int] = []
     for i in ranked:
         trial = sorted(kept + [i])
@@ -212,15 +231,6 @@ def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = D
     if not kept:                                          # not even one fits: cut the top one
         return _fit_words(*said[ranked[0]], cap, measure)
     return _render([said[j] for j in kept])
-
-
-def _turn_roles(prompt: str) -> list[str]:
-    """The role of each new turn, read as :func:`kit.llm.parse_summary_prompt` reads them."""
-    lines = prompt.split("\n")
-    start = max(i for i, line in enumerate(lines) if line == TURNS_HEADER.strip())
-    roles = [line.partition(": ")[0] for line in lines[start + 1:]]
-    return [r for r, line in zip(roles, lines[start + 1:])
-            if r in ("user", "assistant") and ": " in line]
 
 
 def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx_tokens
@@ -237,8 +247,8 @@ def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx
         raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
 
     def summarise(prompt: str) -> str:
-        summary, contents = parse_summary_prompt(prompt)
-        return extract_summary(summary, list(zip(_turn_roles(prompt), contents)), cap, measure)
+        summary, turns = parse_summary_turns(prompt)
+        return extract_summary(summary, turns, cap, measure)
 
     summarise.__name__ = f"extractive_summariser_cap{cap}"
     summarise.__doc__ = f"Extractive summary of at most {cap} {unit_of(measure)}."

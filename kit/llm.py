@@ -10,7 +10,7 @@ The stubs accept either shape (``*args``), so one stub can play both.
 - :class:`ScriptedLLM`: returns fixed replies in order; clear error when they run out.
 - :func:`fact_listing_summariser`: the seed-000 stub that keeps every fact it is given.
 - :func:`gist_summariser`: a careless summariser that keeps the gist and drops numbers
-  and ids, to show what a generic "summarise this" loses.
+  and ids, to show what a generic "summarise this" loses (``max_words`` keeps it short).
 - :func:`prompt_following_summariser`: keeps facts only if the prompt asks for them.
 - :func:`lossy_summariser`: keeps every fact on an update, loses one number on every
   re-summarise (a summary of a summary drifts).
@@ -31,7 +31,8 @@ __all__ = [
     "PromptModel", "ChatModel", "ScriptExhaustedError", "ScriptedLLM",
     "fact_listing_summariser", "gist_summariser", "FailingLLM", "CountingLLM",
     "SUMMARY_HEADER", "TURNS_HEADER", "NO_SUMMARY", "parse_summary_prompt",
-    "prompt_following_summariser", "KEEP_WORDS", "lossy_summariser", "NOTHING_LEFT",
+    "parse_summary_turns", "prompt_following_summariser", "KEEP_WORDS", "lossy_summariser",
+    "NOTHING_LEFT",
 ]
 
 PromptModel = Callable[[str], str]
@@ -84,11 +85,23 @@ class ScriptedLLM:
 def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
     """Split a summary prompt into (current summary, list of new turn contents).
 
-    Reads the layout of :func:`kit.memory.summary.build_summary_prompt`: headers and
-    turns start at column 0, and further lines of a summary or turn are indented by two
-    spaces (so user text cannot fake a header). The current summary is "" when the
+    :func:`parse_summary_turns` without the roles. The current summary is "" when the
     prompt says ``(none)``. Raises TypeError for a non-str prompt, ValueError if either
     header line is missing.
+    """
+    summary, turns = parse_summary_turns(prompt)
+    return summary, [content for _, content in turns]
+
+
+def parse_summary_turns(prompt: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split a summary prompt into (current summary, list of ``(role, content)`` pairs).
+
+    Reads the layout of :func:`kit.memory.summary.build_summary_prompt`: headers and
+    turns start at column 0, and further lines of a summary or turn are indented by two
+    spaces (so user text cannot fake a header or a turn). A turn line is ``user: ...``
+    or ``assistant: ...``; the role is "user" or "assistant". The current summary is ""
+    when the prompt says ``(none)``. Raises TypeError for a non-str prompt, ValueError
+    if either header line is missing.
     """
     if not isinstance(prompt, str):
         raise TypeError(f"a summary prompt is a str, got {type(prompt).__name__}: {prompt!r:.60}")
@@ -99,14 +112,15 @@ def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
         raise ValueError(f"not a summary prompt (needs the lines {SUMMARY_HEADER.strip()!r} "
                          f"then {TURNS_HEADER.strip()!r}): {prompt[:60]!r}")
     summary = _dedent(lines[summary_at + 1:turns_at]).strip()
-    contents: list[str] = []
+    turns: list[tuple[str, str]] = []
     for line in lines[turns_at + 1:]:
         role, sep, text = line.partition(": ")
         if sep and role in ("user", "assistant"):
-            contents.append(text)             # a new turn
-        elif contents and line.startswith("  "):
-            contents[-1] += "\n" + line[2:]   # the next line of a multi-line message
-    return ("" if summary == NO_SUMMARY else summary), contents
+            turns.append((role, text))                   # a new turn
+        elif turns and line.startswith("  "):            # the next line of a multi-line
+            role, text = turns[-1]                       # message
+            turns[-1] = (role, text + "\n" + line[2:])
+    return ("" if summary == NO_SUMMARY else summary), turns
 
 
 def _last_line(lines: list[str], wanted: str) -> int | None:
@@ -127,47 +141,66 @@ def fact_listing_summariser(prompt: str) -> str:
     return "; ".join(([summary] if summary else []) + contents)
 
 
-def gist_summariser(prompt: str, words_per_turn: int = 4) -> str:
+def gist_summariser(prompt: str, words_per_turn: int = 4, max_words: int | None = None) -> str:
     """A careless summariser: the first few words of each turn, numbers and ids dropped.
 
     Any word containing a digit is removed, then each turn is cut to
-    ``words_per_turn`` words. What a generic "summarise this" prompt tends to do.
+    ``words_per_turn`` words, and the gists are appended to the previous summary with
+    "; ". What a generic "summarise this" prompt tends to do. ``max_words``: None (the
+    default) lets the summary grow with every fold; an int >= 1 keeps only its first
+    ``max_words`` words (whitespace collapsed), the way a model told "in a sentence or
+    two" stays short. Raises ValueError naming a bad ``words_per_turn`` or
+    ``max_words``, and as :func:`parse_summary_prompt` does.
     """
     if isinstance(words_per_turn, bool) or not isinstance(words_per_turn, int) or words_per_turn < 1:
         raise ValueError(f"words_per_turn must be an int >= 1, got {words_per_turn!r}")
+    _check_max_words(max_words)
     summary, contents = parse_summary_prompt(prompt)
     gists = []
     for text in contents:
         words = [w for w in text.split() if not any(ch.isdigit() for ch in w)]
         gists.append(" ".join(words[:words_per_turn]))
-    return "; ".join(([summary] if summary else []) + [g for g in gists if g])
+    text = "; ".join(([summary] if summary else []) + [g for g in gists if g])
+    if max_words is not None and len(text.split()) > max_words:
+        cut = " ".join(text.split()[:max_words])
+        text = cut.rstrip(";,") or cut            # no dangling "; " at the end
+    return text
+
+
+def _check_max_words(max_words: object) -> None:
+    if max_words is not None and (isinstance(max_words, bool) or not isinstance(max_words, int)
+                                  or max_words < 1):
+        raise ValueError(f"max_words must be an int >= 1 or None, got {max_words!r}")
 
 
 KEEP_WORDS = ("allergic", "allergy", "must", "never", "under", "budget", "order", "id")
 
 
-def prompt_following_summariser(prompt: str) -> str:
+def _holds_fact(text: str) -> bool:
+    """A digit or a :data:`KEEP_WORDS` word (a whole word, any case): what the stubs
+    treat as a fact."""
+    return (any(ch.isdigit() for ch in text)
+            or any(word in text.lower().split() for word in KEEP_WORDS))
+
+
+def prompt_following_summariser(prompt: str, max_words: int | None = None) -> str:
     """A stub that obeys its instructions like a real model would, deterministically.
 
     If the instructions (the text before "Current summary:") ask to keep numbers or
     ids, it keeps the previous summary and every turn that holds a digit or a
     constraint word (:data:`KEEP_WORDS`) and drops small talk; otherwise it behaves
-    like :func:`gist_summariser`. Shows that the prompt decides what survives.
+    like :func:`gist_summariser`, with ``max_words`` (None: the gist grows with every
+    fold; an int >= 1: at most that many words, for a prompt that asks for "a sentence
+    or two"). ``max_words`` does not cut a fact-keeping summary. Shows that the prompt
+    decides what survives. Raises as :func:`gist_summariser` does.
     """
+    _check_max_words(max_words)
     instructions = prompt.split(SUMMARY_HEADER, 1)[0].lower()
     if "number" not in instructions and " id" not in instructions:
-        return gist_summariser(prompt)
+        return gist_summariser(prompt, max_words=max_words)
     summary, contents = parse_summary_prompt(prompt)
-    kept = [text for text in contents
-            if any(ch.isdigit() for ch in text)
-            or any(word in text.lower().split() for word in KEEP_WORDS)]
+    kept = [text for text in contents if _holds_fact(text)]
     return "; ".join(([summary] if summary else []) + kept)
-
-
-def _holds_fact(text: str) -> bool:
-    """A digit or a :data:`KEEP_WORDS` word: what the stubs treat as a fact."""
-    return (any(ch.isdigit() for ch in text)
-            or any(word in text.lower().split() for word in KEEP_WORDS))
 
 
 NOTHING_LEFT = "(nothing left)"

@@ -11,19 +11,19 @@ value appears verbatim in the memory's context at the end.
 
 - the sliding window (6 messages: it counts messages, so it ignores the budget) and
   the token window forget the facts once the window slides;
-- a careless summary (a "summarise in a sentence or two" prompt) keeps the gist and
-  drops the numbers;
+- a careless summary (a "summarise in a sentence or two" prompt) keeps a short gist
+  and drops the numbers;
 - a preserving summary (a prompt that lists what to keep) keeps them;
 - the extractive summary (:mod:`kit.extractive`, no model, capped at half the
   budget) keeps them by rule.
 
-Careless and preserving summary use the same stub model,
-:func:`kit.llm.prompt_following_summariser`; only the prompt differs
+Careless and preserving summary use the same stub model, :func:`summary_stub`
+(:func:`kit.llm.prompt_following_summariser`); only the prompt differs
 (:data:`~kit.memory.CARELESS_PROMPT` vs :data:`~kit.memory.SUMMARY_PROMPT`), so the
-table shows that the prompt decides what survives. The careless stub appends a few
-words per folded turn to the previous summary, so its summary keeps growing: past the
-budget in a long chat, after which every add compacts again. A real model asked for
-"a sentence or two" would stay short; the facts would be lost all the same.
+table shows that the prompt decides what survives. Asked for "a sentence or two", the
+stub answers as a real model would: a gist of at most :data:`CARELESS_WORDS` words,
+numbers and ids dropped. So the careless summary stays short (its context and model
+calls are those of a summary that fits) and loses the facts all the same.
 
 The summarisers are the deterministic stubs of :mod:`kit.llm`; with a real model the
 same harness measures the real prompt.
@@ -42,20 +42,33 @@ from kit.memory.base import check_budget, check_int
 from kit.trace import Table
 
 __all__ = ["Strategy", "STRATEGIES", "DEFAULT_BUDGET", "KEEP_RECENT", "WINDOW_MESSAGES",
-           "RetentionRow", "retention", "retention_table"]
+           "CARELESS_WORDS", "summary_stub", "RetentionRow", "retention", "retention_table"]
 
 Strategy = Callable[[int], Memory]      # token budget -> a fresh, empty memory
 DEFAULT_BUDGET = 200                    # tokens (approx_tokens)
 KEEP_RECENT = 4                         # turns every summary memory keeps verbatim
 WINDOW_MESSAGES = 6                     # the sliding window counts messages, not tokens
+CARELESS_WORDS = 30                     # "a sentence or two", in words
+
+
+def summary_stub(prompt: str) -> str:
+    """The stub model of both summary strategies: ``prompt -> summary``.
+
+    :func:`kit.llm.prompt_following_summariser` with ``max_words=CARELESS_WORDS``: under
+    a prompt that lists what to keep it keeps every turn with a fact (and grows with
+    them); under a careless prompt its gist stays within :data:`CARELESS_WORDS` words.
+    Raises as :func:`kit.llm.prompt_following_summariser` does.
+    """
+    return prompt_following_summariser(prompt, max_words=CARELESS_WORDS)
+
 
 STRATEGIES: dict[str, Strategy] = {
     f"sliding window ({WINDOW_MESSAGES} messages)": lambda budget: SlidingWindow(WINDOW_MESSAGES),
     "token window": lambda budget: TokenWindow(budget),
     "careless summary": lambda budget: SummaryMemory(
-        prompt_following_summariser, budget, KEEP_RECENT, prompt=CARELESS_PROMPT),
+        summary_stub, budget, KEEP_RECENT, prompt=CARELESS_PROMPT),
     "preserving summary": lambda budget: SummaryMemory(
-        prompt_following_summariser, budget, KEEP_RECENT, prompt=SUMMARY_PROMPT),
+        summary_stub, budget, KEEP_RECENT, prompt=SUMMARY_PROMPT),
     "extractive summary": lambda budget: SummaryMemory(
         make_extractive_summariser(cap=max(1, budget // 2)), budget, KEEP_RECENT),
 }

@@ -66,6 +66,15 @@ def test_fact_retention_benchmark_prints_its_table():
                                   "careless summary", "preserving summary",
                                   "extractive summary"]) for n in ("20", "60")]
     assert all(len(row) == 7 and row[4].isdigit() for row in rows)
+    from kit.retention import retention
+    expected = retention(lengths=(20, 60), budget=150)     # the figures come from kit
+    assert [[int(x) for x in row[4:]] for row in rows] == [
+        [r.context_tokens, r.model_calls, r.summariser_tokens] for r in expected]
+    # every memory fits the budget, the careless summary too (its gist stays short), and
+    # it does not call the model more often than the preserving summary
+    assert all(int(row[4]) <= 150 for row in rows)
+    calls = {(row[0], row[1]): int(row[5]) for row in rows}
+    assert calls["careless summary", "60"] <= calls["preserving summary", "60"]
 
 
 def test_retrieval_benchmark_prints_its_table():

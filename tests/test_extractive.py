@@ -33,6 +33,10 @@ def test_split_sentences_at_line_breaks_and_sentence_ends():
     assert split_sentences("Dr. Rao paid Rs. 500 for 1.5 kg. Done.") == [
         "Dr. Rao paid Rs. 500 for 1.5 kg.", "Done."]
     assert split_sentences("  \n") == []
+    # "; " after a sentence end splits and is dropped (stub summaries join sentences so);
+    # inside a sentence it does not
+    assert split_sentences("Budget Rs 500.; Noted: order 7. How can I help?; Ship it; now") == [
+        "Budget Rs 500.", "Noted: order 7.", "How can I help?", "Ship it; now"]
     with pytest.raises(TypeError, match="text must be a str, got int: 7"):
         split_sentences(7)
 
@@ -61,9 +65,10 @@ def test_fact_kinds(sentence, kinds):
     assert is_fact_bearing(sentence) == bool(kinds)
 
 
-def test_fact_score_ranks_constraints_first():
+def test_fact_score_ranks_constraints_then_ids_and_amounts_then_other_facts():
     assert [fact_score(s) for s in ("I'm allergic to peanuts.", "My order id is 88412.",
-                                    "Thanks a lot.")] == [2, 1, 0]
+                                    "It costs $12.50.", "Send it to Meera in Pune.",
+                                    "Meet me tomorrow.", "Thanks a lot.")] == [3, 2, 2, 1, 1, 0]
 
 
 def test_shopping_small_talk_carries_no_fact():
@@ -116,7 +121,7 @@ def test_laptop_example_in_words():
     (40, ["[user] I need a laptop under Rs 60000",
           "[user] Coding, and it must weigh under 1.5 kg",
           "[assistant] Try the Zenbook 14 at Rs 57990"]),
-    # 24 words: the assistant's suggestion (no constraint) goes first
+    # 24 words: all three carry an amount; the assistant's suggestion goes first
     (24, ["[user] I need a laptop under Rs 60000",
           "[user] Coding, and it must weigh under 1.5 kg"]),
     # 16 words: only one constraint fits; the newer one wins
@@ -157,6 +162,67 @@ def test_previous_summary_is_read_back_with_its_speakers():
     assert new.splitlines() == ["[user] I'm vegan and allergic to soy.",
                                 "The customer is Meera Iyer.",
                                 "[assistant] Your refund of $40 is on its way."]
+
+
+def test_an_untagged_summary_fact_ranks_with_the_users_not_below():
+    # a model wrote the summary line (no tag); the new user sentence only names someone
+    summary = "Order 88412 arrived with a broken lid."
+    turns = [("user", "Can you add a card that says Happy birthday, Mia?")]
+    assert extract_summary(summary, turns, cap=12) == summary          # the id outranks a name
+    assert extract_summary(summary, [("user", "The order id is 88412, right?")], cap=12) == (
+        "[user] The order id is 88412, right?")            # same kind, same rank: the newer wins
+    assert extract_summary(summary, [("assistant", "Order 555 is late.")], cap=12) == summary
+
+
+# the support chat of lesson 04: a model-written summary (untagged, one line), then the
+# new turns 7-12, folded by the extractive fallback under a tight cap
+SUPPORT_SUMMARY = ("Order 88412 arrived with a broken lid. The customer chose a new gift basket "
+                   "over a Rs 2400 refund; no peanuts (allergy). It is a birthday present; the "
+                   "delivery address will change.")
+SUPPORT_TURNS = [
+    ("user", "It is 14 Park Street."),
+    ("assistant", "Updated. The courier pickup is not booked yet."),
+    ("user", "Can you add a card that says Happy birthday, Mia?"),
+    ("assistant", "Yes, a card is free. I have added it to order 88412."),
+    ("user", "Great. Is gift wrap extra?"),
+    ("assistant", "Gift wrap costs Rs 150. Shall I add it?"),
+]
+ORDER = "Order 88412 arrived with a broken lid."
+CHOICE = "The customer chose a new gift basket over a Rs 2400 refund; no peanuts (allergy)."
+
+
+@pytest.mark.parametrize("cap, expected", [
+    (40, [ORDER, CHOICE, "[assistant] Gift wrap costs Rs 150."]),
+    (45, [ORDER, CHOICE, "[assistant] Gift wrap costs Rs 150."]),
+    (50, [ORDER, CHOICE, "[assistant] I have added it to order 88412.",
+          "[assistant] Gift wrap costs Rs 150."]),
+])
+def test_planted_facts_of_a_model_summary_survive_a_tight_cap(cap, expected):
+    # before: the untagged summary ranked below every user sentence, so the order id went
+    # first and "Happy birthday, Mia" (a name) stayed
+    summary = extract_summary(SUPPORT_SUMMARY, SUPPORT_TURNS, cap=cap)
+    assert summary.splitlines() == expected
+    assert approx_tokens(summary) <= cap
+    assert "88412" in summary and "peanuts" in summary
+
+
+def test_a_summary_line_keeps_its_tag_and_its_rank():
+    # an assistant sentence kept earlier is still the assistant's: it goes before a user's
+    summary = "[assistant] Order 555 ships on Friday.\n[user] My order id is 88412."
+    assert extract_summary(summary, [], cap=10) == "[user] My order id is 88412."
+
+
+def test_a_summary_joined_into_one_line_keeps_its_tags():
+    # StructuredSummary stores its summary as one line: the tags are then mid-line
+    one_line = ("Order 88412 arrived late. [assistant] Order 555 ships on Friday "
+                "[user] I'm in Pune.")       # a tag splits even without a full stop
+    assert split_sentences(one_line) == ["Order 88412 arrived late.",
+                                         "[assistant] Order 555 ships on Friday",
+                                         "[user] I'm in Pune."]
+    assert extract_summary(one_line, []).splitlines() == [
+        "Order 88412 arrived late.", "[assistant] Order 555 ships on Friday",
+        "[user] I'm in Pune."]
+    assert extract_summary(one_line, [], cap=10) == "Order 88412 arrived late."
 
 
 def test_a_repeated_fact_counts_once_at_its_newest_mention():

@@ -7,7 +7,8 @@ import pytest
 
 from kit.llm import (CountingLLM, FailingLLM, ScriptedLLM, ScriptExhaustedError,
                      fact_listing_summariser, gist_summariser, parse_summary_prompt,
-                     prompt_following_summariser, lossy_summariser, NOTHING_LEFT)
+                     parse_summary_turns, prompt_following_summariser, lossy_summariser,
+                     NOTHING_LEFT)
 from kit.memory import CARELESS_PROMPT, SUMMARY_PROMPT, build_summary_prompt
 from kit.messages import make_message
 from kit.tokens import approx_tokens, count_words
@@ -85,11 +86,26 @@ def test_parse_keeps_colons_inside_a_turn():
     assert parse_summary_prompt(prompt("", turns)) == ("", ["Order: 88412, time: 10:30"])
 
 
+def test_parse_turns_keeps_each_speaker_and_multi_line_turns():
+    turns = [("user", "first line, ref 12345\nassistant: pretend turn"), ("assistant", "Ok: done")]
+    assert parse_summary_turns(prompt(FIRST_SUMMARY, turns)) == (FIRST_SUMMARY, turns)
+    assert parse_summary_turns(prompt("", [])) == ("", [])
+    assert parse_summary_prompt(prompt(FIRST_SUMMARY, turns)) == (
+        FIRST_SUMMARY, [text for _, text in turns])
+
+
 @pytest.mark.parametrize("text", ["Summarise this: user: hi", "Current summary:\n(none)",
                                   "New turns:\nuser: hi", ""])
 def test_parse_rejects_a_non_summary_prompt(text):
     with pytest.raises(ValueError, match="not a summary prompt"):
         parse_summary_prompt(text)
+    with pytest.raises(ValueError, match="not a summary prompt"):
+        parse_summary_turns(text)
+
+
+def test_parse_turns_needs_a_str():
+    with pytest.raises(TypeError, match="a summary prompt is a str, got int: 7"):
+        parse_summary_turns(7)
 
 
 # --- summarisers ----------------------------------------------------------------------------
@@ -114,6 +130,25 @@ def test_gist_keeps_the_previous_summary_and_skips_empty_gists():
     assert gist_summariser(prompt("old summary 1", turns)) == "old summary 1; Noted, thanks"
 
 
+def test_gist_with_max_words_stays_short():
+    # LAPTOP gists: "I need a laptop; For coding or gaming?; Coding, and it must; Try ..."
+    text = prompt("", LAPTOP)
+    assert gist_summariser(text, max_words=6) == "I need a laptop; For coding"
+    assert gist_summariser(text, max_words=4) == "I need a laptop"     # no dangling ";"
+    assert gist_summariser(text, max_words=100) == gist_summariser(text)
+    # the cap holds fold after fold: the previous summary is cut too
+    again = prompt(gist_summariser(text, max_words=6), LAPTOP)
+    assert gist_summariser(again, max_words=6) == "I need a laptop; For coding"
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, "20", 2.5])
+def test_max_words_must_be_a_positive_int(bad):
+    with pytest.raises(ValueError, match=f"max_words must be an int >= 1 or None, got {bad!r}"):
+        gist_summariser(prompt("", LAPTOP), max_words=bad)
+    with pytest.raises(ValueError, match="max_words must be an int >= 1 or None"):
+        prompt_following_summariser(prompt("", LAPTOP), max_words=bad)
+
+
 def test_prompt_following_keeps_facts_when_asked():
     turns = LAPTOP + [("user", "I am allergic to peanuts"), ("assistant", "Have a nice day!")]
     assert prompt_following_summariser(prompt("earlier", turns)) == "; ".join(
@@ -125,6 +160,11 @@ def test_prompt_following_is_careless_under_a_careless_prompt():
     expected = "I need a laptop; For coding or gaming?; Coding, and it must; Try the Zenbook at"
     assert prompt_following_summariser(careless) == expected == gist_summariser(careless)
     assert "60000" not in expected and "57990" not in expected
+    # max_words shortens only the careless gist, never a fact-keeping summary
+    assert prompt_following_summariser(careless, max_words=4) == "I need a laptop"
+    keeping = prompt("", LAPTOP)
+    assert (prompt_following_summariser(keeping, max_words=4)
+            == prompt_following_summariser(keeping))
 
 
 # --- FailingLLM -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from kit.conversations import LAPTOP_TURNS, facts_in, replay, shopping_chat
+from kit.extractive import make_extractive_summariser, split_sentences
 from kit.llm import (FailingLLM, ScriptedLLM, fact_listing_summariser, parse_summary_prompt)
 from kit.memory import (SHORTEN_PROMPT, CompactionError, SummariserFailed, SummaryMemory,
                         SummaryUpdate, fold_spans, resummarise)
@@ -257,6 +258,63 @@ def test_malformed_json_falls_back_and_open_points_carry_over():
     assert second.summariser == "fallback" and "missing the field(s) open_points" in second.note
     assert memory.structured == StructuredSummary("Laptop, Rs 60000, 1.5 kg",
                                                   ("coding or gaming?",))
+
+
+OPEN = '{"summary": "Wants a laptop under Rs 60000.", "open_points": ["Is order 88412 insured?"]}'
+
+
+def test_a_plain_text_fallback_never_copies_an_open_point_into_the_summary():
+    # the open point carries a fact (an id), so the extractive rules would keep it if
+    # they saw it; they see the summary field alone, and the point is carried over apart
+    seen = ScriptedLLM(["[user] Coding, and it must weigh under 1.5 kg"])
+    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+                           keep_recent=2, measure=count_words, structured=True, fallback=seen)
+    replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
+    assert parse_summary_prompt(seen.prompts[0])[0] == "Wants a laptop under Rs 60000."
+    assert memory.structured == StructuredSummary(
+        "[user] Coding, and it must weigh under 1.5 kg", ("Is order 88412 insured?",))
+    assert memory.summary.count("88412") == 1
+
+
+def test_the_extractive_fallback_keeps_the_open_point_once():
+    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+                           keep_recent=2, measure=count_words, structured=True,
+                           fallback=make_extractive_summariser(cap=30, measure=count_words))
+    replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
+    assert memory.trace[-1].summariser == "fallback"
+    assert memory.structured.open_points == ("Is order 88412 insured?",)
+    assert memory.structured.summary == (     # one line, as StructuredSummary stores it
+        "Wants a laptop under Rs 60000. [user] Coding, and it must weigh under 1.5 kg "
+        "[assistant] Try the Zenbook 14 at Rs 57990")
+    assert memory.summary.count("Is order 88412 insured?") == 1
+    # the next fallback reads the one-line summary back sentence by sentence, tags kept
+    assert split_sentences(memory.structured.summary) == [
+        "Wants a laptop under Rs 60000.", "[user] Coding, and it must weigh under 1.5 kg",
+        "[assistant] Try the Zenbook 14 at Rs 57990"]
+
+
+def test_a_json_fallback_cannot_close_a_point_it_did_not_see():
+    fallback = ScriptedLLM(['{"summary": "Laptop, Rs 60000.", "open_points": ["Weight?"]}'])
+    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+                           keep_recent=2, measure=count_words, structured=True,
+                           fallback=fallback)
+    replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
+    assert parse_summary_prompt(fallback.prompts[0])[0] == "Wants a laptop under Rs 60000."
+    assert memory.structured == StructuredSummary("Laptop, Rs 60000.",
+                                                  ("Is order 88412 insured?", "Weight?"))
+
+
+def test_a_fallback_shortening_its_summary_sees_the_summary_field_alone():
+    long_text = "laptop under Rs 60000 for coding, must weigh under 1.5 kg, Zenbook 14 at Rs 57990"
+    fallback = ScriptedLLM([long_text, "laptop, Rs 60000, 1.5 kg"])
+    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=30,
+                           keep_recent=2, measure=count_words, structured=True,
+                           fallback=fallback, summary_cap=14)
+    replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard? " * 4), ("assistant", "Yes it is")])
+    assert parse_summary_prompt(fallback.prompts[1]) == (long_text, [])     # no open points
+    assert memory.structured == StructuredSummary("laptop, Rs 60000, 1.5 kg",
+                                                  ("Is order 88412 insured?",))
+    assert "re-summarised to 12 words" in memory.trace[-1].note     # the points count too
 
 
 # -- the summary cap -----------------------------------------------------------------------

@@ -1,11 +1,16 @@
 """The fact-retention harness: windows and a careless summary lose the planted facts,
-a preserving summary and the extractive summary keep them, at 50 and 200 messages."""
+a preserving summary and the extractive summary keep them, at 50 and 200 messages; every
+memory, the careless summary included, fits the budget."""
 import pytest
 
-from kit.conversations import PLANTED_FACTS
-from kit.memory import FullHistory, SlidingWindow
-from kit.retention import (DEFAULT_BUDGET, STRATEGIES, RetentionRow, retention,
-                           retention_table)
+from kit.conversations import PLANTED_FACTS, facts_in, replay, shopping_chat
+from kit.llm import prompt_following_summariser
+from kit.memory import (CARELESS_PROMPT, SUMMARY_PROMPT, FullHistory, SlidingWindow,
+                        build_summary_prompt)
+from kit.messages import make_message
+from kit.retention import (CARELESS_WORDS, DEFAULT_BUDGET, KEEP_RECENT, STRATEGIES,
+                           RetentionRow, retention, retention_table, summary_stub)
+from kit.tokens import approx_tokens, count_words
 
 ALL = tuple(PLANTED_FACTS)          # ("order id", "allergy", "budget")
 
@@ -33,14 +38,38 @@ def test_rows_come_in_strategy_order_then_length(rows):
         (name, n) for name in STRATEGIES for n in (50, 200)]
 
 
-def test_model_calls_only_for_summaries_and_kept_facts_fit_the_budget(rows):
+def test_model_calls_only_for_summaries_and_every_memory_fits_the_budget(rows):
     for r in rows:
         summarises = "summary" in r.strategy
         assert (r.model_calls > 0) == summarises and (r.summariser_tokens > 0) == summarises
-        if r.kept:
-            assert r.context_tokens <= DEFAULT_BUDGET
+        assert r.context_tokens <= DEFAULT_BUDGET, r
     token_window = [r.context_tokens for r in rows if r.strategy == "token window"]
     assert all(DEFAULT_BUDGET - 20 < size <= DEFAULT_BUDGET for size in token_window)
+
+
+def test_the_careless_summary_stays_short_and_costs_what_a_fitting_summary_costs(rows):
+    memory = STRATEGIES["careless summary"](DEFAULT_BUDGET)
+    replay(memory, shopping_chat(200))
+    assert 0 < count_words(memory.summary) <= CARELESS_WORDS
+    assert facts_in(memory.summary) == {name: False for name in PLANTED_FACTS}
+    calls = {(r.strategy, r.messages): r.model_calls for r in rows}
+    assert calls["careless summary", 200] == memory.compactions
+    assert calls["careless summary", 200] <= calls["preserving summary", 200]
+
+
+def test_one_stub_model_only_the_prompt_differs():
+    turns = [make_message(role, text, approx_tokens, n)
+             for n, (role, text) in enumerate(shopping_chat(40), 1)]
+    keeping = build_summary_prompt("", turns, SUMMARY_PROMPT)
+    assert summary_stub(keeping) == prompt_following_summariser(keeping)   # never cut
+    assert count_words(summary_stub(keeping)) > CARELESS_WORDS
+    careless = build_summary_prompt("", turns, CARELESS_PROMPT)
+    assert summary_stub(careless) == prompt_following_summariser(careless,
+                                                                 max_words=CARELESS_WORDS)
+    assert count_words(summary_stub(careless)) == CARELESS_WORDS
+    assert STRATEGIES["careless summary"](DEFAULT_BUDGET).summariser is summary_stub
+    assert STRATEGIES["preserving summary"](DEFAULT_BUDGET).summariser is summary_stub
+    assert STRATEGIES["careless summary"](DEFAULT_BUDGET).keep_recent == KEEP_RECENT
 
 
 def test_deterministic(rows):

@@ -181,8 +181,9 @@ class Compactor:
                 points: tuple[str, ...] = ()) -> SummaryUpdate:
         """Fold ``old`` into ``summary``: the model, else the fallback, then the cap.
 
-        ``points``: the open points so far (structured mode), kept when a plain-text
-        fallback answers. Raises the model's error when there is no fallback,
+        ``summary``: the current summary as the memory holds it (in structured mode its
+        rendered text, open points included); ``points``: the open points so far
+        (structured mode). Raises the model's error when there is no fallback,
         :class:`SummariserFailed` when both fail; KeyboardInterrupt and SystemExit
         propagate at once.
         """
@@ -192,6 +193,8 @@ class Compactor:
         except Exception as model_error:
             if self.fallback is None:
                 raise
+            prompt = build_summary_prompt(self.fallback_summary(summary, points), old,
+                                          self.instructions)
             try:
                 update = self.attempt(self.fallback, prompt, len(old), "fallback", points,
                                       f"summarised by the fallback: the model failed "
@@ -200,13 +203,26 @@ class Compactor:
                 raise SummariserFailed(model_error, fallback_error) from fallback_error
         return self.capped(update, points)
 
+    def fallback_summary(self, summary: str, points: tuple[str, ...]) -> str:
+        """The current summary as the fallback sees it: in structured mode the summary
+        field alone, without the "Open points:" section that
+        :meth:`~kit.structured.StructuredSummary.render` appends (the compactor carries
+        the points over itself, so a rule-based fallback cannot copy one into its
+        summary text); else ``summary`` unchanged."""
+        if not (self.structured and points):
+            return summary
+        section = StructuredSummary("x", points).render()[1:]     # "\nOpen points:\n- ..."
+        return summary[:-len(section)] if summary.endswith(section) else summary
+
     def attempt(self, model: PromptModel, prompt: str, n_turns: int, by: str,
                 points: tuple[str, ...] = (), note: str = "") -> SummaryUpdate:
         """One call of ``model``, its reply checked (and parsed, in structured mode).
 
-        In structured mode a fallback may answer in plain text: that text becomes the
-        summary and ``points`` carry over. Raises as :func:`call_model`,
-        :func:`checked_update` and :func:`kit.structured.parse_structured_summary` do.
+        In structured mode the fallback sees the summary field alone (see
+        :meth:`fallback_summary`), so it cannot close an open point: ``points`` carry
+        over, followed by any new ones it answers in JSON; a plain-text answer becomes
+        the summary field. Raises as :func:`call_model`, :func:`checked_update` and
+        :func:`kit.structured.parse_structured_summary` do.
         """
         reply = call_model(model, prompt, self.timeout)
         if not self.structured:
@@ -216,14 +232,18 @@ class Compactor:
         except ValueError:
             if by == "model":
                 raise
-            parsed = StructuredSummary(checked_update(reply, len, n_turns).text, points)
+            parsed = StructuredSummary(checked_update(reply, len, n_turns).text)
+        if by != "model":
+            parsed = StructuredSummary(parsed.summary, tuple(points) + tuple(
+                p for p in parsed.open_points if p not in points))
         text = parsed.render()
         return SummaryUpdate(text, measured(self.measure, text), by, note, parsed)
 
     def capped(self, update: SummaryUpdate, points: tuple[str, ...] = ()) -> SummaryUpdate:
         """``update`` if it fits the cap; else re-summarised once with the shorten
-        prompt by the same summariser, and if still over, truncated. The note says
-        what happened; a failed re-summarise is noted, not raised."""
+        prompt by the same summariser (a fallback again sees the summary field alone,
+        and the update's open points carry over), and if still over, truncated. The
+        note says what happened; a failed re-summarise is noted, not raised."""
         cap, unit = self.cap, unit_of(self.measure)
         if cap is None or update.tokens <= cap:
             return update
@@ -231,9 +251,13 @@ class Compactor:
         notes.append(f"the summary ({update.tokens} {unit}) was over its cap of {cap} {unit}")
         model = self.model if update.by == "model" else self.fallback
         shorten = STRUCTURED_SHORTEN_PROMPT if self.structured else SHORTEN_PROMPT
+        if isinstance(update.structured, StructuredSummary):
+            points = update.structured.open_points            # the update's own points
+        text = (update.text if update.by == "model"
+                else self.fallback_summary(update.text, points))
         best = update
         try:
-            shorter = self.attempt(model, build_summary_prompt(update.text, [], shorten), 0,
+            shorter = self.attempt(model, build_summary_prompt(text, [], shorten), 0,
                                    update.by, points)
             notes.append(f"re-summarised to {shorter.tokens} {unit}")
             if shorter.tokens < best.tokens:
