@@ -265,3 +265,26 @@ def test_the_evaluator_feeds_speakers_as_keywords():
                    measure=CachedMeasure(count_words))
     assert run.rendering == "keywords"
     assert [(q.found, q.answer_present) for q in run.results] == [(("D1:1",), True)]
+
+
+def test_a_commit_still_over_budget_because_of_turns_added_meanwhile_says_so():
+    entered, release = threading.Event(), threading.Event()
+
+    def short(prompt):
+        entered.set()
+        assert release.wait(LIMIT), "the test never released the summariser"
+        return "orders"
+
+    memory = make(short)
+    for role, text in TURNS[:4]:                       # 16 words > 12: the plan folds 1-2
+        memory.add(role, text)
+    assert entered.wait(LIMIT)
+    for role, text in TURNS[4:8]:                      # arrive while the model runs
+        memory.add(role, text)
+    release.set()
+    assert memory.wait(LIMIT)
+    first = next(e for e in memory.trace if e.role == BACKGROUND_ROLE)
+    # without 5-8 the commit fits: 1 word of summary + turns 3-4 (8 words) <= 12
+    assert first.moved == (1, 2) and first.size_after > 12
+    assert first.note == ("background compaction: turns 1-2 folded into the summary; still "
+                          "over budget: messages 5-8 arrived while the summariser ran")

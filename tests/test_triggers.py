@@ -191,3 +191,28 @@ def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
     with pytest.raises(CompactionError, match="clock must return seconds"):
         memory.add("user", "hi")
     assert len(memory.turns) == 1 and memory.summary == ""
+
+
+# -- the "still over budget" note names the real cause -------------------------------
+def test_a_target_fold_whose_summary_outgrew_its_turns_blames_the_summary():
+    memory = SummaryMemory(prompt_following_summariser, budget=120, keep_recent=2, target=90)
+    event = replay(memory, shopping_chat(11))[-1]
+    replaced = sum(approx_tokens(text) for _, text in shopping_chat(2))   # turns 1-2, no summary
+    assert event.compacted and event.moved == (1, 2)
+    assert event.size_after > event.size_before > 120                    # the fold made it worse
+    assert memory.summary_tokens > replaced
+    assert event.note.endswith(f"turns 1-2 folded into the summary; still over budget: the new "
+                               f"summary ({memory.summary_tokens} tokens) is larger than the "
+                               f"summary and turns it replaced ({replaced} tokens)")
+
+
+def test_a_target_fold_whose_summary_grew_past_the_hysteresis_says_so():
+    turns = [("user" if i % 2 else "assistant", f"w{i} x{i} y{i}") for i in range(1, 9)]
+    memory = SummaryMemory(ScriptedLLM(["one two three four five six"]), budget=20,
+                           keep_recent=2, target=18, measure=count_words)
+    event = replay(memory, turns[:7])[-1]              # 21 words > 20: fold 1-2 (6 words)
+    assert event.compacted and event.moved == (1, 2) and event.size_after == 21
+    assert "keep_recent" not in event.note
+    assert event.note.endswith("still over budget: the summary grew by 6 words, more than "
+                               "the 2 words between the target (18) and the budget (20)")
+

@@ -12,7 +12,9 @@ Semantics (seed 000, "Add summarization-based memory to reduce context size"):
   returns the new summary. Other triggers (a message count, an age; a ``target`` for
   hysteresis) are in :mod:`kit.memory.triggers`.
 - ``keep_recent`` wins over the budget: the newest turns stay verbatim even if the
-  context is then still over budget (the trace says so).
+  context is then still over budget. The trace note says so and names the cause (the
+  summary alone, turns that arrived during a background compaction, a summary larger
+  than what it replaced, a summary that outgrew a ``target`` fold, or keep_recent).
 - Compute first, then commit (:mod:`kit.memory.compaction`): the new summary and turn
   list are swapped in only after the summariser returned. A summariser that raises,
   times out, or returns a non-str or an empty summary is replaced by the ``fallback``
@@ -219,6 +221,7 @@ class SummaryMemory(BudgetedMemory):
             raise RuntimeError(f"stale compaction plan: the turns no longer start with "
                                f"messages {span([m.number for m in old + recent])}; "
                                f"nothing changed")
+        summary_before = self.summary_tokens
         self.summary, self.summary_tokens = update.text, update.tokens
         self.structured = update.structured   # type: ignore[assignment]
         self.turns = self.turns[len(old):]
@@ -233,12 +236,45 @@ class SummaryMemory(BudgetedMemory):
         note = f"{shown}: {note}" if shown else note
         if update.note:
             note += f"; {update.note}"
-        if self.fixed_tokens + self.summary_tokens > self.budget:
-            note += "; still over budget: the summary alone is larger than the budget"
-        elif self.size > self.budget:
-            note += f"; still over budget: keep_recent={self.keep_recent} wins"
+        if self.size > self.budget:
+            note += f"; still over budget: {self._why_over(update, old, recent, summary_before)}"
         return {"action": "compacted", "moved": moved, "note": note, "summariser": update.by,
                 "trigger": "; ".join(f.why for f in firings)}
+
+    def _why_over(self, update: SummaryUpdate, old: list[Message], recent: list[Message],
+                  summary_before: int) -> str:
+        """Why a committed compaction left the context over budget, in words: the first
+        of these that holds (sizes in ``unit``).
+
+        1. the summary alone (with the system prompt) is over the budget;
+        2. the planned turns would fit: messages added while the summariser ran (a
+           background compaction) are over it;
+        3. the new summary is larger than the old summary plus the turns it replaced;
+        4. the fold took fewer turns than it could (a ``target`` or a custom trigger)
+           and the summary grew by more than that fold left room for;
+        5. else every foldable turn was folded: ``keep_recent`` wins.
+        """
+        unit = self.unit
+        if self.fixed_tokens + update.tokens > self.budget:
+            return "the summary alone is larger than the budget"
+        if self.fixed_tokens + update.tokens + sum(m.tokens for m in recent) <= self.budget:
+            late = [m.number for m in self.turns[len(recent):]]
+            return (f"message{'s' if len(late) > 1 else ''} {span(late)} arrived while the "
+                    f"summariser ran")
+        replaced = summary_before + sum(m.tokens for m in old)
+        if update.tokens > replaced:
+            return (f"the new summary ({update.tokens} {unit}) is larger than the summary and "
+                    f"turns it replaced ({replaced} {unit})")
+        left = split_for_compaction(recent, self.keep_recent)[0]
+        if left:
+            grew = update.tokens - summary_before
+            if self.target is not None:
+                return (f"the summary grew by {grew} {unit}, more than the "
+                        f"{self.budget - self.target} {unit} between the target "
+                        f"({self.target}) and the budget ({self.budget})")
+            return (f"the summary grew by {grew} {unit} and the triggers left turn"
+                    f"{'s' if len(left) > 1 else ''} {span([m.number for m in left])} unfolded")
+        return f"keep_recent={self.keep_recent} wins"
 
     # -- rebuild from the raw transcript ---------------------------------------------
     def rebuild_summary(self, turns: Sequence[Message]) -> SummaryUpdate:
