@@ -60,7 +60,9 @@ def memory_state(memory) -> dict:
     (if the memory has it) and, when ``max_age`` is set, ``added_at`` (the memory's
     clock reading per verbatim turn; use a wall clock such as :func:`time.time` if
     ages must survive a restart: ``time.monotonic`` readings do not). ``folded`` is not
-    saved: it is every message that is not verbatim.
+    saved: it is every message that is not verbatim. The store saves this dict with a
+    ``settings`` key added (:meth:`kit.memory.base.Memory.settings`), which
+    :func:`restore` checks.
     """
     state = {"memory": memory.name, "unit": memory.unit, "added": memory.added,
              "turns": _runs([m.number for m in memory.turns])}
@@ -118,11 +120,13 @@ class SessionLink:
         return ""
 
     def save(self) -> None:
-        """Save the memory's state (:func:`memory_state`); a failure is recorded in
+        """Save the memory's state (:func:`memory_state`) and its ``settings`` (see
+        :meth:`kit.memory.base.Memory.settings`); a failure is recorded in
         ``last_error`` and ``state_saved``, and the next save writes the whole state."""
         with self._lock:
             try:
-                self.store.save_state(self.session_id, memory_state(self.memory))
+                self.store.save_state(self.session_id, {**memory_state(self.memory),
+                                                        "settings": self.memory.settings()})
             except Exception as exc:
                 self.last_error, self.state_saved = exc, False
             else:
@@ -175,16 +179,42 @@ def attach_store(memory, store: TranscriptStore, session_id: str):
     return memory
 
 
+def _check_settings(saved, mine: dict, session_id: str, store: TranscriptStore) -> None:
+    """Raise StoreError naming the first setting that differs (None: not saved)."""
+    if saved is None:
+        return
+    if not isinstance(saved, dict):
+        raise StoreError(f"session {session_id!r} in {store.path!r} has settings "
+                         f"{saved!r:.60}, not a dict")
+    for key in sorted(set(saved) | set(mine)):
+        theirs, ours = saved.get(key, "unset"), mine.get(key, "unset")
+        if theirs != ours or type(theirs) is not type(ours):
+            raise StoreError(f"session {session_id!r} in {store.path!r} was saved with "
+                             f"{key}={theirs!r}; this memory has {key}={ours!r} (restore "
+                             f"needs the same {', '.join(sorted(mine)) or 'settings'})")
+
+
 def restore(memory, store: TranscriptStore, session_id: str):
-    """Rebuild a freshly constructed ``memory`` (same class and configuration as the
-    one that wrote the session) from ``store``; return it, attached to the store.
+    """Rebuild a freshly constructed ``memory`` from ``store``; return it, attached to
+    the store.
+
+    What must match the memory that wrote the session: its kind (``name``), its
+    measure's ``unit``, and its :meth:`~kit.memory.base.Memory.settings` (``budget``,
+    ``keep_recent``, ``structured`` for a summary memory; ``max_messages`` for a sliding
+    window; ``budget``, ``keep_recent``, ``recent`` for a recall memory): they decided
+    which turns are verbatim and what the summary looks like. What may differ: the
+    summariser and fallback (restore into a better model, then rebuild the summary),
+    prompt, timeout, ``summary_cap``, ``target`` and the other triggers, the clock and
+    the system prompt (its size counts from the next add). A state saved without
+    settings (by an older kit) is not checked.
 
     Verbatim turns come from the stored transcript, the summary from the saved state.
     Messages stored after the last saved state (the process stopped mid-add) come back
     as verbatim turns: kept, not yet compacted. An unknown session gives an empty,
-    attached memory. Raises ValueError for a used memory, :class:`StoreError` if the
-    state belongs to another kind of memory or unit, or a verbatim turn is missing
-    from the transcript.
+    attached memory. Raises ValueError for a used memory, :class:`StoreError` naming
+    the first mismatch if the state belongs to another kind of memory, unit or
+    setting, or naming the message if a verbatim turn is missing from the transcript;
+    the memory is then unchanged.
     """
     check_session(session_id)
     _check_fresh(memory, store, "restore")
@@ -194,6 +224,7 @@ def restore(memory, store: TranscriptStore, session_id: str):
         if state[key] != mine:
             raise StoreError(f"session {session_id!r} in {store.path!r} was saved by a "
                              f"{key} {state[key]!r}; this memory is {mine!r}")
+    _check_settings(state.get("settings"), memory.settings(), session_id, store)
     verbatim = set(_numbers(state["turns"]))
     first = min(verbatim, default=state["added"] + 1)
     # verbatim turns, then any message stored after the last saved state

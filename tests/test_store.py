@@ -224,7 +224,8 @@ def test_state_names_summary_and_verbatim_numbers():
         for role, text in TURNS[:8]:
             memory.add(role, text)
         state = store.load_state("s")
-        assert state == memory_state(memory)
+        assert state == {**memory_state(memory), "settings": memory.settings()}
+        assert "settings" not in memory_state(memory)        # saved beside the state
         assert state["memory"] == "summary memory" and state["unit"] == "words"
         assert state["added"] == 8 and state["summary"] == memory.summary != ""
         assert state["turns"] == [[memory.turns[0].number, 8]]
@@ -494,3 +495,66 @@ def test_the_wiring_moved_to_kit_persistence_and_is_still_importable_from_kit_st
         assert getattr(kit.store, name) is getattr(kit.persistence, name)
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         kit.store.nothing
+
+
+# -- restore checks the settings the saved state depends on ------------------------------
+def saved_summary_session(store, **kwargs):
+    kwargs = {"budget": 30, "keep_recent": 2, "measure": count_words, **kwargs}
+    memory = attach_store(SummaryMemory(fact_listing_summariser, **kwargs), store, "s")
+    for role, text in TURNS[:8]:
+        memory.add(role, text)
+    return memory
+
+
+@pytest.mark.parametrize("kwargs, setting", [
+    ({"budget": 40}, "budget=30.*budget=40"),
+    ({"keep_recent": 4}, "keep_recent=2.*keep_recent=4"),
+    ({"structured": True}, "structured=False.*structured=True"),
+])
+def test_restore_refuses_other_settings_and_names_them(kwargs, setting):
+    with TranscriptStore() as store:
+        saved = saved_summary_session(store)
+        assert store.load_state("s")["settings"] == {"budget": 30, "keep_recent": 2,
+                                                     "structured": False} == saved.settings()
+        fresh = SummaryMemory(fact_listing_summariser, **{"budget": 30, "keep_recent": 2,
+                                                          "measure": count_words, **kwargs})
+        with pytest.raises(StoreError, match=f"session 's'.*saved with {setting}"):
+            restore(fresh, store, "s")
+        assert (fresh.added, fresh.turns, fresh.link, fresh.summary) == (0, [], None, "")
+
+
+def test_restore_accepts_another_summariser_prompt_triggers_and_system_prompt():
+    with TranscriptStore() as store:
+        saved = saved_summary_session(store)
+        other = SummaryMemory(FailingLLM(), budget=30, keep_recent=2, measure=count_words,
+                              prompt="Shorter, please.", fallback=fact_listing_summariser,
+                              target=20, max_messages=8, summary_cap=10, system="Be kind.")
+        restored = restore(other, store, "s")
+        assert (restored.summary, restored.turns) == (saved.summary, saved.turns)
+
+
+def test_window_and_recall_settings_are_checked_too():
+    from kit.memory import RecallMemory
+    with TranscriptStore() as store:
+        window = attach_store(SlidingWindow(4, measure=count_words), store, "w")
+        recall = attach_store(RecallMemory(200, count_words, recent=20), store, "r")
+        for role, text in TURNS[:6]:
+            window.add(role, text)
+            recall.add(role, text)
+        with pytest.raises(StoreError, match="max_messages=4.*max_messages=3"):
+            restore(SlidingWindow(3, measure=count_words), store, "w")
+        with pytest.raises(StoreError, match="recent=20.*recent=30"):
+            restore(RecallMemory(200, count_words, recent=30), store, "r")
+        assert restore(RecallMemory(200, count_words, recent=20, reserve=10), store, "r").turns \
+            == recall.turns
+
+
+def test_a_state_saved_without_settings_still_restores():
+    with TranscriptStore() as store:
+        saved = saved_summary_session(store)
+        state = store.load_state("s")
+        del state["settings"]                           # written before settings were saved
+        store.save_state("s", state)
+        restored = restore(SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
+                                         measure=count_words), store, "s")
+        assert restored.summary == saved.summary

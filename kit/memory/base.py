@@ -136,6 +136,14 @@ class Memory:
         from kit.persistence import attach_store   # imported here: sqlite only when used
         attach_store(self, store, session_id)
 
+    def settings(self) -> dict:
+        """The constructor settings a stored session depends on, by argument name (``{}``
+        here; ``{"budget": 3000, "keep_recent": 6, ...}`` in subclasses): the ones that
+        decided which turns are verbatim and what the saved summary looks like.
+        :func:`kit.store.restore` refuses a memory whose settings differ from the saved
+        ones; models, prompts, triggers and the system prompt may differ."""
+        return {}
+
     # -- sizes -----------------------------------------------------------------
     @property
     def fixed_tokens(self) -> int:
@@ -323,6 +331,10 @@ class BudgetedMemory(Memory):
         if self.fixed_tokens >= self.budget:
             raise ValueError(f"the system prompt ({self.fixed_tokens} {self.unit}) leaves "
                              f"no room in a budget of {self.budget} {self.unit}")
+
+    def settings(self) -> dict:
+        """``{"budget": ...}``: see :meth:`Memory.settings`."""
+        return {"budget": self.budget}
 
     def _check_fits(self, message: Message) -> None:
         room = self.budget - self.fixed_tokens

@@ -120,6 +120,11 @@ class RecallMemory(Memory):
                              f"reserve ({self.reserve}) leave no room in a budget of "
                              f"{self.budget} {self.unit}")
 
+    def settings(self) -> dict:
+        """``budget``, ``keep_recent`` and ``recent`` (the window): what a restore must
+        match (see :meth:`~kit.memory.base.Memory.settings`)."""
+        return {"budget": self.budget, "keep_recent": self.keep_recent, "recent": self.recent}
+
     # -- sizes: every piece measured once --------------------------------------------
     def _size_of(self, text: str) -> int:
         """Size of a label, date line or title, measured once per distinct text."""

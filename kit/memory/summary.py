@@ -147,6 +147,13 @@ class SummaryMemory(BudgetedMemory):
         """System prompt + summary + verbatim turns, in ``unit``."""
         return self.fixed_tokens + self.summary_tokens + self.turn_tokens
 
+    def settings(self) -> dict:
+        """``budget``, ``keep_recent`` and ``structured``: what a restore must match (see
+        :meth:`~kit.memory.base.Memory.settings`; the summariser, fallback, prompt,
+        timeout, cap and triggers may differ)."""
+        return {"budget": self.budget, "keep_recent": self.keep_recent,
+                "structured": self.structured_mode}
+
     def _blocks(self) -> list[str]:
         summary = indent_continuation(self.summary)   # its text cannot pass for a turn
         return [f"{SUMMARY_TITLE}\n{summary}"] if self.summary else []

@@ -55,6 +55,10 @@ class SlidingWindow(Memory):
         self.max_messages = check_int("max_messages", max_messages, 1)
         super().__init__(measure, system)
 
+    def settings(self) -> dict:
+        """``{"max_messages": ...}``: see :meth:`~kit.memory.base.Memory.settings`."""
+        return {"max_messages": self.max_messages}
+
     def _after_append(self) -> dict:
         return _slide(self, len(self.turns) - self.max_messages,
                       f"over {self.max_messages} messages")
