@@ -273,6 +273,40 @@ def verdict_stub(text):
     raise NotImplementedError("Exercise: write your answer here")
 
 
+# typical mistakes made together with ignoring the fence: the hint names the mistake
+def verdict_truthy_no_fence(text):               # "yes", 1 and "false" all count as a verdict
+    try:
+        data = json.loads(text.strip())
+    except (TypeError, ValueError):
+        return None
+    if isinstance(data, dict) and "grounded" in data:
+        return float(bool(data["grounded"]))
+    return None
+
+
+def verdict_yes_no_no_fence(text):               # reads a verdict out of prose
+    if isinstance(text, str) and text.strip().lower() in ("yes", "no"):
+        return float(text.strip().lower() == "yes")
+    return verdict_no_fence(text)
+
+
+def verdict_int_no_fence(text):                  # isinstance(1, int), and no fence
+    if not isinstance(text, str):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("grounded"), int):
+        return float(data["grounded"])
+    return None
+
+
+def verdict_guesses_from_words(text):            # a "false" verdict read as grounded
+    value = parse_verdict(text)
+    return 1.0 if value is not None and "grounded" in text else value
+
+
 def test_parse_verdict_right_answer_passes(passes):
     passes(check_parse_verdict, parse_verdict, "parse_verdict")
 
@@ -295,6 +329,10 @@ def test_the_kit_parse_verdict_passes_too(passes):
     (verdict_unguarded_type, "not a str is unjudged"),
     (verdict_ungrounded_is_none, "an ungrounded verdict is 0.0"),
     (verdict_stub, "not written yet"),
+    (verdict_truthy_no_fence, "only a JSON boolean counts"),
+    (verdict_yes_no_no_fence, "prose is no verdict"),
+    (verdict_int_no_fence, "isinstance(1, int) is True"),
+    (verdict_guesses_from_words, "the verdict here is false, read as float"),
 ])
 def test_parse_verdict_wrong_answers_fail(wrong, hint, rejects):
     rejects(check_parse_verdict, wrong, hint)

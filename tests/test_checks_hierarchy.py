@@ -469,7 +469,7 @@ def test_reduce_right_answers_pass(answer, passes):
                                 "fits 1,002 times, where 4 calls are enough",
                                 "after a round that merged nothing your loop went on"]),
     (reduce_ignores_max_rounds, ["max_rounds=1) should return 3 summaries",
-                                 "max_rounds=1 allows exactly 1 round:"]),
+                                 "max_rounds=1 allows exactly 1 round: stop after it with"]),
     (reduce_one_round_short, ["max_rounds=1) should return 3 summaries", "got 7",
                               "no round was run"]),
     (reduce_one_round_more, ["max_rounds=1) should return 3 summaries", "got 1",

@@ -335,7 +335,7 @@ def test_merge_right_answers_pass(right, passes):
     (merge_in_place, ["changed `old` in place"]),
     (merge_sorted, ["keys are in another order", "first appear"]),
     (merge_set_order, ["keys are in another order", "set order"]),
-    (merge_no_guard, ["already counted in old", "Raise ValueError"]),
+    (merge_no_guard, ["already counted in old", "Raise ValueError naming the session instead."]),
     (merge_session_per_turn, ["lists 's1' 2 times", "once per session"]),
     (merge_returns_old, ["returned the dict `old` itself"]),
     (merge_tuple_sessions, ["sessions is a list of ids", "got tuple"]),

@@ -221,9 +221,10 @@ def test_safe_compact_right_answers_pass(passes, answer):
                              "not only TimeoutError"]),
     (accepts_empty_replies, ["took the model's reply '' as the summary",
                              "an empty summary: that is a failure too"]),
-    (swallows_both, ["instead of raising", "Swallowing both failures",
-                     "loses the old span"]),
-    (keeps_everything_silently, ["instead of raising", "Swallowing both failures"]),
+    (swallows_both, ["returned ('', [messages 5-6], 'fallback') instead of raising",
+                     "Swallowing both failures", "loses the old span"]),
+    (keeps_everything_silently, ["returned ('order 88412', [messages 1-6], '') instead of "
+                                 "raising", "Swallowing both failures"]),
     (fallback_without_summary, ["give the fallback the same prompt"]),
     (retries_the_model, ["called the model 2 times"]),
     (always_says_model, ["who wrote the summary: 'fallback', got 'model'"]),

@@ -225,6 +225,20 @@ def test_a_summary_joined_into_one_line_keeps_its_tags():
     assert extract_summary(one_line, [], cap=10) == "Order 88412 arrived late."
 
 
+def test_sentences_a_model_joined_with_semicolons_come_out_one_per_line():
+    # a stub model's summary joins whole sentences with "; " ("Rs 60000.; Noted: ...");
+    # the extractive summary never shows ".; ": one sentence a line, the "; " dropped
+    model_summary = ("Hi, my order id is 88412.; I'm allergic to peanuts, and my budget is "
+                     "Rs 60000.; Noted: order 88412, a peanut allergy and a budget of Rs 60000.")
+    turns = [("user", "Where is it?; Ship it to Pune!"), ("user", "Deliver by 5pm.")]
+    assert extract_summary(model_summary, turns).splitlines() == [
+        "Hi, my order id is 88412.",
+        "I'm allergic to peanuts, and my budget is Rs 60000.",
+        "Noted: order 88412, a peanut allergy and a budget of Rs 60000.",
+        "[user] Ship it to Pune!",
+        "[user] Deliver by 5pm."]
+
+
 def test_a_repeated_fact_counts_once_at_its_newest_mention():
     turns = [("user", "My order id is 88412."), ("assistant", "Thanks."),
              ("user", "It ships on Monday."), ("user", "my order id is  88412.")]

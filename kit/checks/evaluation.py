@@ -209,26 +209,24 @@ _STRICT = ("only a JSON boolean counts: check isinstance(data['grounded'], bool)
            "not an int: isinstance(1, int) is True, and bool('false') is True)")
 _PROSE = ("prose is no verdict: parse the whole reply with json.loads and return None if "
           "it fails; never search the text for a word or a pattern")
-# (reply, expected, hint when the answer differs)
+_FENCE = "is read inside the fence: strip the first line (``` or ```json) and the last (```)"
+# (reply, expected, hint when the answer differs). Order matters: the typical mistakes
+# (guessing from prose, a truthy non-boolean) come before the fence, so an answer that
+# makes one of them and also ignores fences is told about the mistake, not the fence.
 _VERDICT_CASES: list[tuple[object, float | None, str]] = [
     ('{"grounded": true, "reason": "every claim is in [1]"}', 1.0, "a grounded verdict is 1.0"),
     ('{"grounded": false, "reason": "[2] says nothing about fees"}', 0.0,
      "an ungrounded verdict is 0.0, a score, not None"),
     ('  {"grounded": true}\n', 1.0, "strip white space around the reply first"),
     ('{"reason": "all in [1]", "grounded": false}', 0.0, "the key order does not matter"),
-    ('```json\n{"grounded": false}\n```', 0.0,
-     "a reply wrapped in a ```json fence is read inside the fence"),
-    ('```\n{"grounded": true, "reason": "ok"}\n```', 1.0,
-     "a reply wrapped in a plain ``` fence is read inside the fence"),
     ("yes", None, _PROSE),
+    ("no", None, _PROSE),
     ("Grounded.", None, _PROSE),
     ("The answer looks mostly grounded to me.", None, _PROSE),
     ('Verdict: {"grounded": true}', None,
      "text around the JSON makes the reply unjudged: the judge did not follow the format"),
     ('{"grounded": true} Although [2] is only partly relevant.', None,
      "text around the JSON makes the reply unjudged: the judge did not follow the format"),
-    ("true", None, "a bare JSON true is not a verdict object: check isinstance(data, dict)"),
-    ('[{"grounded": true}]', None, "a list is not a verdict object: check isinstance(data, dict)"),
     ('{"grounded": "yes"}', None, _STRICT),
     ('{"grounded": "true"}', None, _STRICT),
     ('{"grounded": "false"}', None, _STRICT),
@@ -236,6 +234,11 @@ _VERDICT_CASES: list[tuple[object, float | None, str]] = [
     ('{"grounded": 0}', None, _STRICT),
     ('{"grounded": null, "reason": "cannot tell"}', None, _STRICT),
     ('{"verdict": true}', None, "no \"grounded\" key: unjudged (data.get('grounded'))"),
+    ("true", None, "a bare JSON true is not a verdict object: check isinstance(data, dict)"),
+    ('[{"grounded": true}]', None, "a list is not a verdict object: check isinstance(data, dict)"),
+    ('```json\n{"grounded": false}\n```', 0.0, f"a reply wrapped in a ```json fence {_FENCE}"),
+    ('```\n{"grounded": true, "reason": "ok"}\n```', 1.0,
+     f"a reply wrapped in a plain ``` fence {_FENCE}"),
     ('{"grounded": true}\n{"grounded": false}', None,
      "two verdicts in one reply are no verdict: json.loads of the whole reply fails"),
     ('```json\n{"grounded": true}\n```\nHope this helps!', None,
@@ -248,6 +251,16 @@ _VERDICT_CASES: list[tuple[object, float | None, str]] = [
      "bytes are not a str (json.loads would accept them): check isinstance(text, str) first"),
     (1.0, None, "a reply that is not a str is unjudged: check isinstance(text, str) first"),
 ]
+
+
+def _verdict_hint(got: object, want: float | None, hint: str) -> str:
+    """The case's hint, unless the answer's value points at another mistake: a wrong
+    score where None was expected is a guess or a loose type check (the case's hint);
+    a wrong score for a real verdict means the value was misread, not the fence."""
+    if want is not None and got is not None and got != want:
+        return (f"the verdict here is {'true' if want else 'false'}, read as "
+                f"float(data['grounded']) from a JSON boolean; do not guess it from the text")
+    return hint
 
 
 def check_parse_verdict(parse_verdict: Callable[[object], float | None]) -> None:
@@ -268,6 +281,7 @@ def check_parse_verdict(parse_verdict: Callable[[object], float | None]) -> None
             raise CheckFailed(f"{label} should return the float {want}, got {got!r}: return "
                               f"float(data['grounded']), so a verdict is a score a mean can "
                               f"use and a table prints as {want}")
+        hint = _verdict_hint(got, want, hint)
         if want is None:
             expect(got is None,
                    f"{label} should be None (unjudged), got {got!r:.60}. Hint: {hint}.")

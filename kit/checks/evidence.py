@@ -170,7 +170,7 @@ def check_merge_counts(merge_counts: Callable[[dict, str, list[list[str]]], dict
     else:
         expect(False, f"{label} returned {got!r:.100}: session 's1' is already counted in "
                       f"old, so merging it again would count its turns twice. Raise "
-                      f"ValueError naming the session instead")
+                      f"ValueError naming the session instead.")
     cases += 1
     for old in ({}, {"a": _c(1, "s1")}):
         label = _merge_label(old, "s2", [])

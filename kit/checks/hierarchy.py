@@ -267,7 +267,8 @@ def _check_reduce(reduce_until_fits: Callable, summaries: list[str], kind: str,
         unbounded = reference_reduce(summaries, _Model(kind), _Fits(*limit).test, CALL_LIMIT)
         if len(got) == 1 and len(want) > 1 and len(unbounded) == 1:
             rounds = f"{max_rounds} round{'s' * (max_rounds != 1)}"
-            hint = (f"max_rounds={max_rounds} allows exactly {rounds}: stop after them with "
+            them = "it" if max_rounds == 1 else "them"
+            hint = (f"max_rounds={max_rounds} allows exactly {rounds}: stop after {them} with "
                     f"the summaries you have")
         elif len(got) == 1 and len(want) > 1:
             hint = ("when a round can merge nothing, return the summaries left as a list; "

@@ -36,12 +36,25 @@ from collections.abc import Callable
 
 from kit.checks import CheckFailed, as_messages, call_learner, call_pure, expect, passed
 from kit.memory import build_summary_prompt, split_for_compaction
-from kit.messages import Message
+from kit.messages import Message, span
 
 __all__ = ["check_safe_compact", "check_fold_until", "fold_reference"]
 
 
 # -- exercise 1: safe_compact --------------------------------------------------------------
+def _brief(value: object) -> str:
+    """A short, complete description of a result for a failure message: a list of
+    messages as their numbers, a long str cut with its length, a tuple item by item."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_brief(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list) and all(isinstance(m, Message) for m in value):
+        return f"[messages {span([m.number for m in value])}]" if value else "[] (no messages)"
+    if isinstance(value, str) and len(value) > 40:
+        return f"{value[:37]!r}... ({len(value)} characters)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class _Double:
     """A model for the checker: answers ``reply`` or raises a new ``error`` (a class) on
     every call; records the prompts, its own exceptions, a wrong call (``misuse``) and
@@ -212,14 +225,14 @@ def _check_safe_case(safe_compact: Callable, case: tuple) -> None:
         lost = (isinstance(got, tuple) and len(got) == 3 and isinstance(got[1], list)
                 and len(got[1]) < len(turns))
         raise CheckFailed(
-            f"{label} returned {got!r:.100} instead of raising ({why}). "
+            f"{label} returned {_brief(got)} instead of raising ({why}). "
             + ("Returning only the recent turns loses the old span: nothing holds them any "
                "more. " if lost else "")
             + "Swallowing both failures hides the outage; an empty or unchanged summary "
               "would be committed as if all went well. Let the error propagate.")
     missing = " (does one path of your function end without a `return`?)" * (got is None)
     expect(isinstance(got, tuple) and len(got) == 3,
-           f"{label} should return a tuple (new_summary, recent, who), got {got!r:.100}{missing}")
+           f"{label} should return a tuple (new_summary, recent, who), got {_brief(got)}{missing}")
     new_summary, kept, by = got
     _expect_calls(label, model, fallback, old, summary, who, why)
     expect(isinstance(kept, list),
@@ -227,7 +240,7 @@ def _check_safe_case(safe_compact: Callable, case: tuple) -> None:
     if not old:
         expect(got == (summary, turns, ""),
                f"{label}: nothing is old, so return (summary, list(turns), ''); got "
-               f"{got!r:.120}")
+               f"{_brief(got)}")
         expect(kept is not given,
                f"{label} returned the input list itself as recent: return a new list, "
                f"list(turns)")
