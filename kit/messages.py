@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from kit.tokens import Measure, measured
 
-__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "check_label", "render",
+__all__ = ["Message", "ROLES", "TURN_ROLES", "make_message", "check_role", "check_label", "check_text", "render",
            "speaker_in_text",
            "as_chat", "span", "indent_continuation"]
 
@@ -86,6 +86,18 @@ def check_role(role: object, allowed: tuple[str, ...] = TURN_ROLES) -> str:
     return role  # type: ignore[return-value]
 
 
+def check_text(name: str, value: str) -> str:
+    """Return ``value`` if it can be written as UTF-8; else raise ValueError naming it and
+    the position of the first lone surrogate (a half of a UTF-16 pair, e.g. from a
+    badly decoded file): no file, database or API could store or send such text."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{name} is not valid Unicode text ({value[exc.start]!r} at position "
+                         f"{exc.start} is a lone surrogate), got {value!r:.60}") from None
+    return value
+
+
 def check_label(name: str, value: object) -> str:
     """Return ``value`` ("" for None) if it is a one-line str; else raise naming it.
 
@@ -99,7 +111,7 @@ def check_label(name: str, value: object) -> str:
     if len(value.splitlines()) > 1 or value != value.strip() or (name == "speaker" and ":" in value):
         raise ValueError(f"{name} must be one line without surrounding spaces"
                          f"{' or a colon' if name == 'speaker' else ''}, got {value!r:.60}")
-    return value
+    return check_text(name, value)
 
 
 def make_message(role: str, content: str, measure: Measure, number: int = 0,
@@ -108,6 +120,7 @@ def make_message(role: str, content: str, measure: Measure, number: int = 0,
     """Validate and measure a message (one call to ``measure``, on ``content`` only).
 
     Raises ValueError for a role not in ``allowed``, TypeError for non-string content,
+    ValueError for text that is not valid Unicode (:func:`check_text`),
     TypeError/ValueError for a ``speaker`` or ``when`` that is not a one-line str (see
     :func:`check_label`), and TypeError/ValueError if the measure returns something
     other than an int >= 0.
@@ -115,6 +128,7 @@ def make_message(role: str, content: str, measure: Measure, number: int = 0,
     check_role(role, allowed)
     if not isinstance(content, str):
         raise TypeError(f"{role} content must be str, got {type(content).__name__}: {content!r:.60}")
+    check_text(f"{role} content", content)
     speaker, when = check_label("speaker", speaker), check_label("when", when)
     return Message(role, content, measured(measure, content), number, speaker, when)
 

@@ -558,3 +558,20 @@ def test_a_state_saved_without_settings_still_restores():
         restored = restore(SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
                                          measure=count_words), store, "s")
         assert restored.summary == saved.summary
+
+
+# -- break-it: inputs that used to poison the transcript or the restore ------------------
+@pytest.mark.parametrize("field", ["content", "speaker", "when"])
+def test_text_that_is_not_utf8_is_refused_before_it_can_block_the_transcript(field):
+    bad = "x\ud800y"                                    # a lone surrogate: no UTF-8 exists
+    with TranscriptStore() as store:
+        memory = FullHistory(measure=count_words, store=store, session_id="s")
+        memory.add("user", "first")
+        kwargs = {"content": "hi", "speaker": None, "when": None, field: bad}
+        with pytest.raises(ValueError, match=rf"{field} is not valid Unicode.*position 1.*got 'x\\ud800y'"):
+            memory.add("user", kwargs["content"], speaker=kwargs["speaker"],
+                       when=kwargs["when"])
+        assert memory.added == 1 and len(memory.turns) == 1
+        memory.add("assistant", "second")               # the transcript goes on
+        assert memory.link.unsaved == [] and store.count("s") == 2
+        assert restore(FullHistory(measure=count_words), store, "s").turns == memory.turns
