@@ -51,6 +51,22 @@ def _numbers(runs: list[list[int]]) -> list[int]:
     return [n for first, last in runs for n in range(first, last + 1)]
 
 
+def _missing(runs: list[list[int]], have: set[int], limit: int = 10) -> list:
+    """The numbers in ``runs`` (ascending, separate) that are not in ``have``: the first
+    ``limit``, then "..." if there are more. Looks at most len(have) + limit numbers, so
+    a damaged run such as [1, 10**12] costs nothing."""
+    found: list = []
+    for first, last in runs:
+        n = first
+        while n <= last:
+            if n not in have:
+                if len(found) == limit:
+                    return found + ["..."]
+                found.append(n)
+            n += 1
+    return found
+
+
 def memory_state(memory) -> dict:
     """What a memory holds beyond the transcript, as a JSON-ready dict.
 
@@ -79,6 +95,43 @@ def _load_field(name: str, value):
     if name == "structured" and isinstance(value, dict):
         return StructuredSummary(**value)
     return value
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_state(state: dict) -> str:
+    """"" if ``state`` (a saved dict) has the shape :func:`memory_state` writes; else what
+    is wrong with it, naming the field and the value. Checks the types and that the
+    verbatim runs are ascending, apart and within ``1..added``."""
+    for key in ("memory", "unit"):
+        if not isinstance(state.get(key), str):
+            return f"{key} must be a str, got {state.get(key)!r:.60}"
+    added, runs = state.get("added"), state.get("turns")
+    if not _is_count(added):
+        return f"added must be an int >= 0, got {added!r:.60}"
+    if not (isinstance(runs, list) and all(
+            isinstance(r, list) and len(r) == 2 and all(_is_count(n) for n in r) for r in runs)):
+        return f"turns must be a list of [first, last] runs of message numbers, got {runs!r:.60}"
+    bounds = [n for run in runs for n in run]
+    if bounds and not (1 <= bounds[0] and bounds[-1] <= added and all(
+            a <= b if i % 2 == 0 else a < b for i, (a, b) in enumerate(zip(bounds, bounds[1:])))):
+        return (f"turns must be ascending, separate runs within 1..{added}, "
+                f"got {runs!r:.60}")
+    for key in ("summary_tokens", "compactions"):
+        if key in state and not _is_count(state[key]):
+            return f"{key} must be an int >= 0, got {state[key]!r:.60}"
+    if "summary" in state and not isinstance(state["summary"], str):
+        return f"summary must be a str, got {state['summary']!r:.60}"
+    if state.get("structured") is not None and not isinstance(state["structured"], dict):
+        return f"structured must be a dict or None, got {state['structured']!r:.60}"
+    added_at = state.get("added_at", {})
+    if not (isinstance(added_at, dict) and all(
+            k.isdigit() and isinstance(t, (int, float)) and not isinstance(t, bool)
+            for k, t in added_at.items())):
+        return f"added_at must map message numbers to seconds, got {added_at!r:.60}"
+    return ""
 
 
 class SessionLink:
@@ -213,28 +266,39 @@ def restore(memory, store: TranscriptStore, session_id: str):
     as verbatim turns: kept, not yet compacted. An unknown session gives an empty,
     attached memory. Raises ValueError for a used memory, :class:`StoreError` naming
     the first mismatch if the state belongs to another kind of memory, unit or
-    setting, or naming the message if a verbatim turn is missing from the transcript;
-    the memory is then unchanged.
+    setting, naming the field if the saved state is damaged (wrong types, runs out of
+    order or past ``added``), or naming the messages if verbatim turns are missing from
+    the transcript; the memory is then unchanged.
     """
     check_session(session_id)
     _check_fresh(memory, store, "restore")
-    state = store.load_state(session_id) or {"memory": memory.name, "unit": memory.unit,
-                                             "added": 0, "turns": []}
+    state = store.load_state(session_id)
+    if state is None:
+        state = {"memory": memory.name, "unit": memory.unit, "added": 0, "turns": []}
+    wrong = _check_state(state)
+    if wrong:
+        raise StoreError(f"session {session_id!r} in {store.path!r}: the saved state is "
+                         f"damaged: {wrong}")
     for key, mine in (("memory", memory.name), ("unit", memory.unit)):
         if state[key] != mine:
             raise StoreError(f"session {session_id!r} in {store.path!r} was saved by a "
                              f"{key} {state[key]!r}; this memory is {mine!r}")
     _check_settings(state.get("settings"), memory.settings(), session_id, store)
-    verbatim = set(_numbers(state["turns"]))
-    first = min(verbatim, default=state["added"] + 1)
-    # verbatim turns, then any message stored after the last saved state
-    turns = [m for m in store.turns(session_id, first=first)
-             if m.number in verbatim or m.number > state["added"]]
-    missing = sorted(verbatim - {m.number for m in turns})
+    runs = state["turns"]
+    stored = store.turns(session_id, first=runs[0][0] if runs else state["added"] + 1)
+    missing = _missing(runs, {m.number for m in stored})
     if missing:
         raise StoreError(f"session {session_id!r} in {store.path!r}: the transcript lacks "
                          f"verbatim message(s) {missing}")
-    fields = {name: _load_field(name, state[name]) for name in SUMMARY_FIELDS if name in state}
+    verbatim = set(_numbers(runs))       # now known to be stored: no larger than the file
+    # verbatim turns, then any message stored after the last saved state
+    turns = [m for m in stored if m.number in verbatim or m.number > state["added"]]
+    try:
+        fields = {name: _load_field(name, state[name]) for name in SUMMARY_FIELDS
+                  if name in state}
+    except (TypeError, ValueError) as exc:          # a structured summary that is not one
+        raise StoreError(f"session {session_id!r} in {store.path!r}: the saved state is "
+                         f"damaged: structured: {exc}") from exc
     added = max([state["added"]] + [m.number for m in turns])
     added_at = {int(n): t for n, t in state.get("added_at", {}).items()}
     restoring = getattr(memory, "restoring", None)

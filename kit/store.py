@@ -296,11 +296,23 @@ class TranscriptStore:
                            (session_id, text, float(self.clock())))
 
     def load_state(self, session_id: str) -> dict | None:
-        """The session's saved state, or None if none was saved."""
+        """The session's saved state, or None if none was saved. Raises
+        :class:`StoreError` naming the session and path if the saved text is not a JSON
+        object (a damaged file, or another program's row)."""
         check_session(session_id)
         with self._lock:
             row = self._db().execute("SELECT state FROM session_state WHERE session_id = ?",
                                      (session_id,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        if row is None:
+            return None
+        try:
+            state = json.loads(row[0])
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
+                             f"not JSON ({exc})") from exc
+        if not isinstance(state, dict):
+            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
+                             f"not a JSON object, got {row[0]!r:.60}")
+        return state
 
 

@@ -575,3 +575,61 @@ def test_text_that_is_not_utf8_is_refused_before_it_can_block_the_transcript(fie
         memory.add("assistant", "second")               # the transcript goes on
         assert memory.link.unsaved == [] and store.count("s") == 2
         assert restore(FullHistory(measure=count_words), store, "s").turns == memory.turns
+
+
+GOOD_STATE = {"memory": "summary memory", "unit": "words", "added": 2, "turns": [[1, 2]],
+              "summary": "", "summary_tokens": 0, "compactions": 0, "structured": None}
+
+
+@pytest.mark.parametrize("change, text", [
+    ({"added": "2"}, "added must be an int >= 0, got '2'"),
+    ({"added": True}, "added must be an int >= 0, got True"),
+    ({"added": -1}, "added must be an int >= 0, got -1"),
+    ({"turns": "1-2"}, r"turns must be a list of \[first, last\] runs"),
+    ({"turns": [[1]]}, r"turns must be .*got \[\[1\]\]"),
+    ({"turns": [[2, 1]]}, r"turns must be .*ascending.*within 1\.\.2"),
+    ({"turns": [[1, 10 ** 12]]}, r"turns must be .*within 1\.\.2"),
+    ({"turns": [[1, 2], [2, 2]]}, r"turns must be .*ascending"),
+    ({"memory": None}, "memory must be a str, got None"),
+    ({"summary": 5}, "summary must be a str, got 5"),
+    ({"summary_tokens": "x"}, "summary_tokens must be an int >= 0, got 'x'"),
+    ({"compactions": -3}, "compactions must be an int >= 0, got -3"),
+    ({"structured": {"summary": "s", "extra": 1}}, "structured.*extra"),
+    ({"structured": [1]}, r"structured must be a dict or None, got \[1\]"),
+    ({"added_at": {"1": "noon"}}, "added_at must map message numbers to seconds"),
+])
+def test_a_malformed_saved_state_is_a_store_error_naming_the_field(change, text):
+    with TranscriptStore() as store:
+        store.append("s", msg(1))
+        store.append("s", msg(2, "assistant"))
+        store.save_state("s", {**GOOD_STATE, **change})
+        fresh = MEMORIES["summary memory"]()
+        with pytest.raises(StoreError, match=f"session 's' in ':memory:'.*{text}"):
+            restore(fresh, store, "s")
+        assert (fresh.added, fresh.turns, fresh.link, fresh.summary) == (0, [], None, "")
+        store.save_state("s", GOOD_STATE)               # the same store, a good state: fine
+        assert restore(fresh, store, "s").added == 2
+
+
+@pytest.mark.parametrize("raw", ["{not json", "[]", "null", "5", '"state"'])
+def test_saved_state_that_is_not_a_json_object_is_a_store_error(raw):
+    with TranscriptStore() as store:
+        store.append("s", msg(1))
+        with store._lock, store._db() as db:
+            db.execute("INSERT INTO session_state VALUES ('s', ?, 0)", (raw,))
+        with pytest.raises(StoreError, match="session 's' in ':memory:'.*saved state"):
+            store.load_state("s")
+        fresh = FullHistory()
+        with pytest.raises(StoreError, match="session 's'"):
+            restore(fresh, store, "s")
+        assert fresh.link is None and fresh.added == 0
+
+
+def test_a_huge_damaged_run_is_reported_without_expanding_it():
+    with TranscriptStore() as store:
+        store.append("s", msg(1))
+        store.append("s", msg(2, "assistant"))
+        store.save_state("s", {**GOOD_STATE, "added": 10 ** 12, "turns": [[1, 10 ** 12]]})
+        with pytest.raises(StoreError, match=r"lacks verbatim message\(s\) \[3, 4, 5, 6, 7, 8, "
+                                             r"9, 10, 11, 12, '\.\.\.'\]"):
+            restore(MEMORIES["summary memory"](), store, "s")
