@@ -82,6 +82,31 @@ def check_session(session_id: object) -> str:
     return session_id
 
 
+def _check_message(message: object) -> None:
+    """Raise TypeError/ValueError naming the first field of ``message`` the store cannot
+    keep: it must be a :class:`Message` with a user/assistant role, a number from 1 to
+    2**63 - 1 (SQLite's INTEGER), str texts and an int size >= 0."""
+    if not isinstance(message, Message):
+        raise TypeError(f"message must be a kit.messages.Message, got {message!r:.60}")
+    number = message.number
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise TypeError(f"message number must be an int, got {number!r:.60}")
+    if message.role not in TURN_ROLES or number < 1:
+        raise ValueError(f"only numbered user/assistant turns are stored, got "
+                         f"{message.role} message number {number}")
+    if number >= 2 ** 63:
+        raise ValueError(f"message number must be < 2**63 (SQLite's INTEGER), got {number}")
+    for name in ("content", "speaker", "when"):
+        value = getattr(message, name)
+        if not isinstance(value, str):
+            raise TypeError(f"message {number}: {name} must be a str, got {value!r:.60}")
+    tokens = message.tokens
+    if isinstance(tokens, bool) or not isinstance(tokens, int):
+        raise TypeError(f"message {number}: tokens must be an int >= 0, got {tokens!r:.60}")
+    if tokens < 0:
+        raise ValueError(f"message {number}: tokens must be an int >= 0, got {tokens}")
+
+
 class TranscriptStore:
     """Messages and memory state of many sessions in one SQLite file.
 
@@ -134,6 +159,11 @@ class TranscriptStore:
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path!r} has transcript-store schema version "
                              f"{row and row[0]!r}; this kit reads version {SCHEMA_VERSION}")
+        lacking = {"messages", "session_state"} - {name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if lacking:
+            raise StoreError(f"{self.path!r} has a store_meta table but lacks the table(s) "
+                             f"{', '.join(sorted(lacking))}: not a whole transcript store")
 
     def _migrate(self, version: str) -> tuple[str]:
         """Take the file from ``version`` to the next one in one transaction; return
@@ -184,11 +214,7 @@ class TranscriptStore:
         :class:`~kit.messages.Message`.
         """
         check_session(session_id)
-        if not isinstance(message, Message):
-            raise TypeError(f"message must be a kit.messages.Message, got {message!r:.60}")
-        if message.role not in TURN_ROLES or message.number < 1:
-            raise ValueError(f"only numbered user/assistant turns are stored, got "
-                             f"{message.role} message number {message.number}")
+        _check_message(message)
         with self._lock:
             db = self._db()
             try:
@@ -199,7 +225,7 @@ class TranscriptStore:
                                (session_id, message.number, message.role, message.content,
                                 message.tokens, float(self.clock()), message.speaker,
                                 message.when))
-            except sqlite3.IntegrityError as exc:
+            except sqlite3.IntegrityError as exc:   # the fields are checked: a duplicate
                 raise ValueError(f"session {session_id!r} already has message "
                                  f"{message.number}; nothing was written") from exc
 

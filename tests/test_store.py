@@ -633,3 +633,33 @@ def test_a_huge_damaged_run_is_reported_without_expanding_it():
         with pytest.raises(StoreError, match=r"lacks verbatim message\(s\) \[3, 4, 5, 6, 7, 8, "
                                              r"9, 10, 11, 12, '\.\.\.'\]"):
             restore(MEMORIES["summary memory"](), store, "s")
+
+
+@pytest.mark.parametrize("message, error, text", [
+    (Message("user", None, 1, 1), TypeError, "content must be a str, got None"),
+    (Message("user", "hi", "many", 1), TypeError, "tokens must be an int >= 0, got 'many'"),
+    (Message("user", "hi", -2, 1), ValueError, "tokens must be an int >= 0, got -2"),
+    (Message("user", "hi", 1, True), TypeError, "number must be an int, got True"),
+    (Message("user", "hi", 1, 2 ** 70), ValueError, "number must be < 2\\*\\*63"),
+    (Message("user", "hi", 1, 1, None), TypeError, "speaker must be a str, got None"),
+    (Message("user", "hi", 1, 1, "", 5), TypeError, "when must be a str, got 5"),
+])
+def test_a_malformed_message_is_refused_naming_the_field_not_called_a_duplicate(
+        message, error, text):
+    with TranscriptStore() as store:
+        with pytest.raises(error, match=text):
+            store.append("s", message)
+        assert store.count("s") == 0
+        store.append("s", msg(1))                       # a duplicate is still one
+        with pytest.raises(ValueError, match="already has message 1"):
+            store.append("s", msg(1))
+
+
+def test_a_store_meta_table_without_the_other_tables_is_refused_at_open(tmp_path):
+    half = tmp_path / "half.db"
+    with sqlite3.connect(half) as raw:
+        raw.execute("CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        raw.execute("INSERT INTO store_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    raw.close()
+    with pytest.raises(StoreError, match="half.db.*lacks the table.*messages, session_state"):
+        TranscriptStore(half)
