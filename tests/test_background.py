@@ -288,3 +288,23 @@ def test_a_commit_still_over_budget_because_of_turns_added_meanwhile_says_so():
     assert first.moved == (1, 2) and first.size_after > 12
     assert first.note == ("background compaction: turns 1-2 folded into the summary; still "
                           "over budget: messages 5-8 arrived while the summariser ran")
+
+
+def test_wait_from_inside_a_summariser_run_with_a_timeout_is_refused_too():
+    # with timeout= the model runs on its own thread, started by the worker: wait() must
+    # still see that it would wait for itself (it used to block until the timeout)
+    seen = []
+
+    def summariser(prompt):
+        try:
+            seen.append(memory.wait(timeout=LIMIT))
+        except RuntimeError as exc:
+            seen.append(str(exc))
+        return fact_listing_summariser(prompt)
+
+    memory = make(summariser, timeout=LIMIT)
+    for role, text in TURNS[:4]:
+        memory.add(role, text)
+    memory.flush()
+    assert seen and "would wait forever" in seen[0]
+    assert memory.last_error is None and memory.summary != ""

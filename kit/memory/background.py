@@ -34,6 +34,7 @@ import asyncio
 import threading
 
 from kit.memory.base import CompactionError, TraceEvent
+from kit.memory.compaction import callers
 from kit.memory.summary import SummaryMemory
 from kit.messages import Message, span
 
@@ -191,8 +192,10 @@ class BackgroundSummaryMemory(SummaryMemory):
     def wait(self, timeout: float | None = None) -> bool:
         """Block until no compaction runs (at most ``timeout`` seconds; None: no
         limit); return True if idle. Raises RuntimeError if called from the worker
-        (from inside the summariser), which would wait for itself."""
-        if threading.current_thread() is self._worker:
+        (from inside the summariser, also when a ``timeout`` runs it on a thread of its
+        own: see :func:`~kit.memory.compaction.callers`), which would wait for itself."""
+        worker = self._worker
+        if worker is not None and worker in callers():
             raise RuntimeError("wait() was called from the background compaction itself "
                                "(inside the summariser); it would wait forever")
         with self._idle:

@@ -35,7 +35,8 @@ from kit.structured import StructuredSummary, parse_structured_summary
 from kit.tokens import Measure, measured, unit_of
 
 __all__ = ["SummaryUpdate", "SummariserFailed", "Compactor", "checked_update", "call_model",
-           "check_timeout", "check_seconds", "truncate_to_cap", "describe", "TRUNCATION_MARK"]
+           "check_timeout", "check_seconds", "truncate_to_cap", "describe", "TRUNCATION_MARK",
+           "callers"]
 
 TRUNCATION_MARK = " …"
 
@@ -97,7 +98,8 @@ def call_model(model: Callable[[str], object], prompt: str, timeout: float | Non
     raised (KeyboardInterrupt included). A model that times out keeps running on its
     daemon thread and its late answer is dropped: a thread cannot be killed, so give
     a real client its own timeout as well. A ``concurrent.futures.Future`` carries the
-    answer; the thread is a daemon so a hung model never blocks interpreter exit.
+    answer; the thread is a daemon so a hung model never blocks interpreter exit, and
+    it records the thread that started it (see :func:`callers`).
     """
     if timeout is None:
         return model(prompt)
@@ -109,11 +111,24 @@ def call_model(model: Callable[[str], object], prompt: str, timeout: float | Non
         except BaseException as exc:          # handed to the caller, re-raised there
             future.set_exception(exc)
 
-    threading.Thread(target=work, name="summariser", daemon=True).start()
+    thread = threading.Thread(target=work, name="summariser", daemon=True)
+    thread.started_by = threading.current_thread()      # type: ignore[attr-defined]
+    thread.start()
     try:
         return future.result(timeout=timeout)
     except FutureTimeout:
         raise TimeoutError(f"the summariser did not answer within {timeout:g} s") from None
+
+
+def callers(thread: threading.Thread | None = None) -> list[threading.Thread]:
+    """``thread`` (default: the current one), then the thread that started it to call a
+    model (:func:`call_model`), and so on: a summariser running with a ``timeout`` can
+    tell which compaction it belongs to."""
+    chain, thread = [], thread or threading.current_thread()
+    while thread is not None and thread not in chain:
+        chain.append(thread)
+        thread = getattr(thread, "started_by", None)
+    return chain
 
 
 def checked_update(reply: object, measure: Measure, n_turns: int, by: str = "model",
