@@ -30,8 +30,10 @@ Annotation slips are kept, not fatal: an evidence item holding several ids
 (``"D8:6; D9:17"``) is split, ids with leading zeros (``"D3:07"``) are read as
 ``"D3:7"``, and an id that names no turn moves to the question's
 ``missing_evidence``; all are listed in ``LongConversation.notes``. Anything else
-that does not fit raises :class:`LocomoFormatError` naming the file and the field.
-Nothing is ever downloaded.
+that does not fit raises :class:`LocomoFormatError` naming the file and the field,
+including what a memory would refuse later (:mod:`kit.messages`): a speaker name or a
+date that is not one line (or a name with a colon), text that is not valid Unicode.
+A UTF-8 byte order mark is skipped. Nothing is ever downloaded.
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+
+from kit.messages import check_label, check_text
 
 __all__ = ["LongTurn", "Question", "LongConversation", "LocomoFormatError", "CATEGORIES",
            "load_locomo", "load_locomo_all", "load_locomo_dir"]
@@ -176,7 +180,15 @@ class _Reader:
             raise self.fail(fld, "missing")
         if not isinstance(obj[key], str):
             raise self.fail(fld, f"expected a string, got {obj[key]!r:.60}")
-        return obj[key]
+        return self.checked(check_text, fld, obj[key])
+
+    def checked(self, check, fld: str, value: str) -> str:
+        """``value`` if ``check`` (from :mod:`kit.messages`) accepts it, else the
+        format error naming the field: what a memory would refuse is refused here."""
+        try:
+            return check(fld, value)
+        except ValueError as exc:
+            raise self.fail(fld, str(exc)) from None
 
     def conversation(self, data: object, name: str) -> LongConversation:
         if not isinstance(data, dict):
@@ -190,7 +202,10 @@ class _Reader:
         if speakers[0] == speakers[1] or not all(s.strip() for s in speakers):
             raise self.fail(prefix + "speaker_a/speaker_b",
                             f"expected two different non-empty names, got {speakers!r}")
-        dates = {int(m.group(1)): self.text(body, k, prefix + k)
+        for key, speaker in zip(("speaker_a", "speaker_b"), speakers):
+            self.checked(lambda fld, v: check_label("speaker", v), prefix + key, speaker)
+        dates = {int(m.group(1)): self.checked(lambda fld, v: check_label("when", v), prefix + k,
+                                               self.text(body, k, prefix + k))
                  for k in body if (m := _SESSION_DATE.fullmatch(k))}
         numbers = sorted(int(m.group(1)) for k in body if (m := _SESSION.fullmatch(k)))
         turns: list[LongTurn] = []
@@ -289,10 +304,13 @@ class _Reader:
 
 def _read_json(path: Path) -> object:
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:        # a byte order mark is skipped
             return json.load(f)
     except json.JSONDecodeError as exc:
         raise LocomoFormatError(f"{path.name}: not JSON ({exc})") from exc
+    except RecursionError:
+        raise LocomoFormatError(f"{path.name}: not JSON a loader can read (nested too "
+                                f"deep)") from None
     except UnicodeDecodeError as exc:
         raise LocomoFormatError(f"{path.name}: not UTF-8 text ({exc})") from exc
 

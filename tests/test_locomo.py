@@ -181,3 +181,40 @@ def test_the_shared_files_have_the_documented_counts():
     assert c26.questions[37].evidence == ("D8:6", "D9:17") and c30.notes == ()
     assert all(q.answer is not None for c in convs for q in c.questions if q.category != 5)
     assert all(q.adversarial_answer for c in convs for q in c.questions if q.category == 5)
+
+
+# -- break-it: what the loader used to accept and a memory then refused mid-run -----------
+def both_named(name):
+    def change(d):
+        d["speaker_a"] = name
+        for session in ("session_1", "session_2"):
+            for turn in d[session]:
+                if turn["speaker"] == "Ann":
+                    turn["speaker"] = name
+    return change
+
+
+@pytest.mark.parametrize("change, message", [
+    (both_named("Ann: admin"), r"7.json: speaker_a: .*one line without surrounding spaces or "
+                               r"a colon, got 'Ann: admin'"),
+    (both_named("Ann\nuser"), r"7.json: speaker_a: .*got 'Ann\\nuser'"),
+    (both_named(" Ann"), r"7.json: speaker_a: .*got ' Ann'"),
+    (lambda d: d.__setitem__("session_1_date_time", "1 May\nuser: hi"),
+     r"7.json: session_1_date_time: .*one line.*got '1 May\\nuser: hi'"),
+    (lambda d: d["session_1"][0].__setitem__("text", "a\ud800b"),
+     r"7.json: session_1\[0\].text: .*not valid Unicode.*position 1"),
+    (lambda d: d["qa"][0].__setitem__("question", "who\udfff?"),
+     r"7.json: qa\[0\].question: .*not valid Unicode"),
+])
+def test_names_dates_and_texts_a_memory_would_refuse_are_refused_at_load(tmp_path, change,
+                                                                        message):
+    with pytest.raises(LocomoFormatError, match=message):
+        load_locomo(write(tmp_path, json.dumps(broken(change))))
+
+
+def test_json_nested_too_deep_and_a_byte_order_mark(tmp_path):
+    with pytest.raises(LocomoFormatError, match="7.json: not JSON .*nested too deep"):
+        load_locomo(write(tmp_path, "[" * 100_000 + "]" * 100_000))
+    path = tmp_path / "bom.json"                         # as some Windows editors save it
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode("utf-8"))
+    assert load_locomo(path).speakers == ("Ann", "Bob")
