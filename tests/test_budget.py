@@ -182,3 +182,23 @@ def test_priority_decides_who_is_cut():
 def test_bad_input_is_named(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: Part("a", (1,), priority=float("nan")), TypeError,
+     "part 'a': priority must be an int, got nan"),
+    (lambda: Part("a", (1,), priority=None), TypeError, "part 'a': priority must be an int, got None"),
+    (lambda: Part("a", (1,), priority=True), TypeError, "part 'a': priority must be an int, got True"),
+    (lambda: Part("a", (1,), contiguous="no"), TypeError,
+     "part 'a': contiguous must be True or False, got 'no'"),
+    (lambda: Part(None, (1,)), TypeError, "part name must be a non-empty str, got None"),
+    (lambda: Part(" ", (1,)), TypeError, "part name must be a non-empty str, got ' '"),
+    (lambda: Part("a", None), TypeError, "part 'a': sizes must be a sequence of ints, got None"),
+    (lambda: Part("a", (1,), group_costs=None), TypeError,
+     "part 'a': group_costs must be a mapping, got None"),
+])
+def test_a_part_that_would_mislead_the_allocator_is_refused(call, error, message):
+    # a NaN priority used to make the order depend on the list (not deterministic), a
+    # truthy string 'no' made a part contiguous, None failed deep inside allocate()
+    with pytest.raises(error, match=message):
+        call()

@@ -54,7 +54,10 @@ class Part:
     charged once per group given (a missing key costs 0); ``why``: what the part is, in
     words, for the report ("never cut", "keep_recent=2").
 
-    Raises ValueError naming a bad size, minimum, cap or group list.
+    Raises ValueError naming a bad size, minimum, cap or group list, and TypeError for
+    a name that is not a non-empty str, a priority that is not an int (a NaN would make
+    the order depend on the list), a ``contiguous`` that is not a bool, or sizes and
+    group costs of the wrong kind.
     """
 
     name: str
@@ -69,6 +72,20 @@ class Part:
     why: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise TypeError(f"part name must be a non-empty str, got {self.name!r:.60}")
+        if isinstance(self.sizes, (str, bytes)) or not hasattr(self.sizes, "__iter__"):
+            raise TypeError(f"part {self.name!r}: sizes must be a sequence of ints, got "
+                            f"{self.sizes!r:.60}")
+        if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+            raise TypeError(f"part {self.name!r}: priority must be an int, got "
+                            f"{self.priority!r:.60}")
+        if not isinstance(self.contiguous, bool):
+            raise TypeError(f"part {self.name!r}: contiguous must be True or False, got "
+                            f"{self.contiguous!r:.60}")
+        if not isinstance(self.group_costs, Mapping):
+            raise TypeError(f"part {self.name!r}: group_costs must be a mapping, got "
+                            f"{self.group_costs!r:.60}")
         object.__setattr__(self, "sizes", tuple(self.sizes))
         object.__setattr__(self, "groups", tuple(self.groups))
         for i, size in enumerate(self.sizes):
