@@ -96,7 +96,8 @@ class LongConversation:
     ``speakers``: (speaker_a, speaker_b); ``session_dates``: session number -> date,
     possibly for sessions without turns; ``notes``: annotation slips the loader
     repaired or recorded. Raises ValueError if a turn's speaker is not one of the two,
-    a dia id repeats, or a question's evidence names no turn.
+    a speaker name or a date is not one line (or a name holds a colon), a text is not
+    valid Unicode, a dia id repeats, or a question's evidence names no turn.
     """
 
     name: str
@@ -109,10 +110,19 @@ class LongConversation:
     def __post_init__(self) -> None:
         if len(self.speakers) != 2 or self.speakers[0] == self.speakers[1]:
             raise ValueError(f"speakers must be two different names, got {self.speakers!r}")
+        for speaker in self.speakers:
+            check_label("speaker", speaker)
         for turn in self.turns:
             if turn.speaker not in self.speakers:
                 raise ValueError(f"turn {turn.dia_id}: speaker {turn.speaker!r} is not one of "
                                  f"{self.speakers}")
+            if not isinstance(turn.text, str):
+                raise TypeError(f"turn {turn.dia_id}: text must be a str, got {turn.text!r:.60}")
+            try:                          # what a memory's add() would refuse mid-run
+                check_label("when", turn.date)
+                check_text("text", turn.text)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"turn {turn.dia_id}: {exc}") from None
         if len(self._index) != len(self.turns):
             ids = [t.dia_id for t in self.turns]
             twice = next(i for i in ids if ids.count(i) > 1)

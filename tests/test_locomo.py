@@ -218,3 +218,16 @@ def test_json_nested_too_deep_and_a_byte_order_mark(tmp_path):
     path = tmp_path / "bom.json"                         # as some Windows editors save it
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode("utf-8"))
     assert load_locomo(path).speakers == ("Ann", "Bob")
+
+
+def test_a_conversation_built_by_hand_refuses_names_and_dates_a_memory_would_refuse():
+    # they used to pass here and fail evaluate() after part of the conversation was fed
+    ok = LongTurn("D1:1", "Bob", "hi", 1, "1 May")
+    with pytest.raises(ValueError, match="speaker must be one line.*got 'Ann: x'"):
+        LongConversation("x", ("Ann: x", "Bob"), (ok,), ())
+    with pytest.raises(ValueError, match=r"turn D1:2: when must be one line.*got '1 May\\nuser: hi'"):
+        LongConversation("x", ("Ann", "Bob"), (ok, LongTurn("D1:2", "Ann", "yo", 1,
+                                                             "1 May\nuser: hi")), ())
+    with pytest.raises(ValueError, match=r"turn D1:2: text is not valid Unicode"):
+        LongConversation("x", ("Ann", "Bob"), (ok, LongTurn("D1:2", "Ann", "y\ud800", 1, "d")),
+                         ())
