@@ -248,9 +248,17 @@ def evaluate_all(conversations: Iterable[LongConversation],
                  rule: str = "auto") -> list[EvalRun]:
     """:func:`evaluate` every strategy (name -> factory) on every conversation, sharing
     one :class:`CachedMeasure`. Runs come conversation by conversation, strategies in
-    the given order. Raises ValueError for no strategies or no conversations, and what
+    the given order. Raises TypeError for a single conversation or strategies that are
+    not a mapping, ValueError for no strategies or no conversations, and what
     :func:`evaluate` raises."""
+    if isinstance(conversations, (LongConversation, str)) or not hasattr(conversations,
+                                                                          "__iter__"):
+        raise TypeError(f"conversations must be LongConversations (a list of them), got "
+                        f"{conversations!r:.60}")
     conversations = list(conversations)
+    if not isinstance(strategies, Mapping):
+        raise TypeError(f"strategies must map names to memory factories, got "
+                        f"{strategies!r:.60}")
     if not strategies:
         raise ValueError(f"strategies must name at least one memory factory, got {strategies!r}")
     if not conversations:

@@ -260,3 +260,17 @@ def test_on_locomo_full_history_finds_every_evidence_turn_and_a_window_few():
         assert window.score([1, 2, 3, 4]).all_evidence < 0.2     # the issue: about one in ten
         assert full.score([1, 2, 3, 4]).with_evidence == sum(
             1 for q in convs[runs.index(full) // 2].questions if q.category != 5 and q.evidence)
+
+
+@pytest.mark.parametrize("conversations, strategies, error, message", [
+    ("one", {"full": FullHistory}, TypeError,
+     r"conversations must be LongConversations \(a list of them\), got LongConversation\("),
+    (None, {"full": FullHistory}, TypeError,
+     r"conversations must be LongConversations \(a list of them\), got None"),
+    ("list", ["full"], TypeError, r"strategies must map names to memory factories, got \['full'\]"),
+])
+def test_evaluate_all_names_arguments_of_the_wrong_kind(conversations, strategies, error, message):
+    conversation = synthetic_conversation(2, 4)
+    conversations = {"one": conversation, "list": [conversation]}.get(conversations, conversations)
+    with pytest.raises(error, match=message):
+        evaluate_all(conversations, strategies, measure=count_words)
