@@ -7,35 +7,38 @@ wrong order). One module per concept:
 - :mod:`kit.checks.cost`: lesson 01 (tokens and the cost of full history);
 - :mod:`kit.checks.window`: lesson 02 (sliding windows);
 - :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
-- :mod:`kit.checks.robust`: lesson 04 (robust summary memory: a compaction with a
-  fallback, and how far to fold with hysteresis).
+- :mod:`kit.checks.fallback` and :mod:`kit.checks.hysteresis`: lesson 04 (robust summary
+  memory: a compaction with a fallback, and how far to fold with hysteresis).
 - :mod:`kit.checks.batching` and :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical
   summarisation: packing items into batches, the reduce loop and when it stops).
 - :mod:`kit.checks.verbatim` and :mod:`kit.checks.evidence`: lesson 06 (long-term
   memory: the verbatim split by a character budget, the profile merge across sessions).
 - :mod:`kit.checks.rag`: lesson 07 (the RAG chatbot: citation parsing, the query-rewrite
   fallback).
-- :mod:`kit.checks.evaluation`: lesson 08 (evaluating the RAG chatbot: recall@k from the
-  rows, strict verdict parsing, groundedness over judged answers only).
+- :mod:`kit.checks.recall` and :mod:`kit.checks.groundedness`: lesson 08 (evaluating the
+  RAG chatbot: recall@k from the rows; strict verdict parsing, groundedness over judged
+  answers only).
 - :mod:`kit.checks.coverage` and :mod:`kit.checks.allocation`: lesson 09 (how good is your
   memory: evidence coverage by category, a tiny token-budget allocator).
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
 :class:`CheckFailed` that shows the call), :func:`call_pure` (the same on deep copies,
-and fails if the input was mutated), :func:`expect`, :func:`passed`, and
-:func:`role_turns` / :func:`show_turns` to build and describe small conversations.
+and fails if the input was mutated), :func:`expect`, :func:`passed`,
+:func:`role_turns` / :func:`show_turns` to build and describe small conversations, and
+:func:`is_number` / :func:`same_number` to compare a learner's score with the expected one.
 """
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 
 from kit.messages import Message, make_message, span
 from kit.tokens import count_words
 
 __all__ = ["CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call",
-           "Turns", "role_turns", "show_turns", "as_messages"]
+           "Turns", "role_turns", "show_turns", "as_messages", "is_number", "same_number"]
 
 _ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
 
@@ -137,3 +140,15 @@ def as_messages(turns: Turns) -> list[Message]:
     """(role, text) pairs -> :class:`~kit.messages.Message` objects numbered from 1,
     measured in words."""
     return [make_message(role, text, count_words, i) for i, (role, text) in enumerate(turns, 1)]
+
+
+def is_number(value: object) -> bool:
+    """True for an int or float that is not a bool (``True`` is an int in Python)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def same_number(got: object, want: float | None) -> bool:
+    """``got`` equals the expected score ``want`` (within 1e-9), or both are None."""
+    if want is None or got is None:
+        return got is want
+    return is_number(got) and math.isclose(got, want, abs_tol=1e-9)
