@@ -29,7 +29,7 @@ from kit.tokens import Measure, approx_tokens
 
 __all__ = [
     "PromptModel", "ChatModel", "ScriptExhaustedError", "ScriptedLLM",
-    "fact_listing_summariser", "gist_summariser", "FailingLLM", "CountingLLM",
+    "fact_listing_summariser", "gist_summariser", "FailingLLM", "check_call_numbers", "CountingLLM",
     "SUMMARY_HEADER", "TURNS_HEADER", "NO_SUMMARY", "parse_summary_prompt",
     "parse_summary_turns", "prompt_following_summariser", "KEEP_WORDS", "lossy_summariser",
     "NOTHING_LEFT",
@@ -242,6 +242,19 @@ def lossy_summariser(prompt: str) -> str:
     return "; ".join(kept) or NOTHING_LEFT
 
 
+def check_call_numbers(name: str, numbers: Iterable[int]) -> set[int]:
+    """``numbers`` as a set of call numbers (ints >= 1, 1-based), for the stubs that fail
+    on chosen calls. Raises TypeError for a single number or string instead of a
+    collection, ValueError naming the numbers that are not ints >= 1."""
+    if isinstance(numbers, (int, str, bytes)):
+        raise TypeError(f"{name} must be a set of call numbers such as {{2}}, got {numbers!r}")
+    numbers = set(numbers)
+    wrong = [n for n in numbers if isinstance(n, bool) or not isinstance(n, int) or n < 1]
+    if wrong:
+        raise ValueError(f"{name} holds call numbers >= 1, got {sorted(map(repr, wrong))}")
+    return numbers
+
+
 class FailingLLM:
     """Wraps a model and raises on chosen calls (1-based): ``FailingLLM(m, fail_on={2})``.
 
@@ -255,12 +268,7 @@ class FailingLLM:
                  fail_on: Iterable[int] | None = None,
                  error: BaseException | None = None) -> None:
         if fail_on is not None:
-            if isinstance(fail_on, (int, str, bytes)):
-                raise TypeError(f"fail_on must be a set of call numbers such as {{2}}, got {fail_on!r}")
-            fail_on = set(fail_on)
-            bad = [n for n in fail_on if isinstance(n, bool) or not isinstance(n, int) or n < 1]
-            if bad:
-                raise ValueError(f"fail_on holds call numbers >= 1, got {sorted(map(repr, bad))}")
+            fail_on = check_call_numbers("fail_on", fail_on)
         if error is not None and not isinstance(error, BaseException):
             raise TypeError(f"error must be an exception instance, got {error!r:.60}")
         self.model, self.calls, self.fail_on = model, 0, fail_on

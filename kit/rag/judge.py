@@ -27,8 +27,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from kit.llm import check_call_numbers
 from kit.rag.citations import find_markers
 from kit.rag.documents import Chunk
+from kit.structured import decode_json
 
 __all__ = ["JUDGE_SYSTEM", "Verdict", "build_judge_prompt", "parse_judge_prompt",
            "parse_verdict", "judge", "content_words", "split_sentences", "overlap_judge",
@@ -109,13 +111,6 @@ def parse_judge_prompt(prompt: str) -> tuple[str, list[str], str]:
     return dedent(lines[q + 1:c]), chunks, dedent(lines[a + 1:])
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        raise ValueError(f"duplicate keys in verdict: {keys}")
-    return dict(pairs)
-
-
 def _read(text: object) -> dict | None:
     """The verdict object of a reply, or None. See :func:`parse_verdict` for the rule."""
     if not isinstance(text, str):
@@ -125,8 +120,8 @@ def _read(text: object) -> dict | None:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = json.loads(body, object_pairs_hook=_unique_keys)
-    except (ValueError, RecursionError):   # not JSON, a key given twice, or nested too deep
+        data = decode_json(body, "the verdict")
+    except ValueError:          # not JSON, a key given twice, or nested too deep
         return None
     if not isinstance(data, dict) or not isinstance(data.get("grounded"), bool):
         return None
@@ -260,15 +255,8 @@ class FlakyJudge:
     def __init__(self, model: Callable[..., str], unparseable_on: Iterable[int] = (),
                  raise_on: Iterable[int] = (), error: BaseException | None = None,
                  text: str = "The answer looks mostly grounded to me.") -> None:
-        sets = []
-        for name, numbers in (("unparseable_on", unparseable_on), ("raise_on", raise_on)):
-            if isinstance(numbers, (int, str, bytes)):
-                raise TypeError(f"{name} must be a set of call numbers such as {{2}}, got {numbers!r}")
-            numbers = set(numbers)
-            wrong = [n for n in numbers if isinstance(n, bool) or not isinstance(n, int) or n < 1]
-            if wrong:
-                raise ValueError(f"{name} holds call numbers >= 1, got {sorted(map(repr, wrong))}")
-            sets.append(numbers)
+        sets = [check_call_numbers("unparseable_on", unparseable_on),
+                check_call_numbers("raise_on", raise_on)]
         if sets[0] & sets[1]:
             raise ValueError(f"calls {sorted(sets[0] & sets[1])} are in both unparseable_on and raise_on")
         if error is not None and not isinstance(error, BaseException):
