@@ -1,11 +1,16 @@
 # Everyday commands. The virtualenv lives in .venv; pick the interpreter that
 # creates it with PYTHON, e.g. `PYTHON=python3.12 make test`.
 #   make install    create .venv and install the kit with [lab,dev] extras
-#   make lab        open the learner notebooks in JupyterLab (options: LAB_ARGS="...")
+#   make lab        copy the lessons you do not have yet into work/ (never overwriting
+#                   one) and open JupyterLab there (options: LAB_ARGS="...")
+#   make reset LESSON=03   a fresh copy of one lesson in work/ (the old one goes to
+#                   work/.backup/)
 #   make test       run the test suite (unit tests, nbval on solutions/, notebook checks);
 #                   pass pytest options with ARGS, e.g. make test ARGS="-k tokens"
-#   make notebooks  re-execute solutions/ and regenerate notebooks/
-#   make clean      remove .venv, build output and caches
+#   make test-browser  run every learner lesson in JupyterLab in headless Chromium
+#   make notebooks  re-execute solutions/ and regenerate notebooks/ (refuses to overwrite
+#                   a notebooks/ file with answers in it unless FORCE=1)
+#   make clean      remove .venv, build output and caches (work/ is kept)
 
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +22,7 @@ require_py310 = @$(1) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/d
 	echo "       Use a newer interpreter, e.g.: rm -rf $(VENV) && PYTHON=python3.12 make $(or $(MAKECMDGOALS),install)" >&2; \
 	exit 1; }
 
-.PHONY: install lab test notebooks clean
+.PHONY: install lab reset test test-browser notebooks clean
 
 install: $(VENV)/.installed
 
@@ -34,15 +39,28 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # Extra options for JupyterLab, e.g. LAB_ARGS="--allow-root --no-browser" in a container.
 LAB_ARGS ?=
 
+# The lab's root is the repository, so solutions/ is one click away; it opens on work/.
 lab: install
-	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
+	$(BIN)/python tools/lessons.py workspace
+	$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/work $(LAB_ARGS)
+
+reset: install
+	$(BIN)/python tools/lessons.py reset $(LESSON)
 
 test: install
 	$(BIN)/python -m pytest $(ARGS)
 
+# Needs Chromium (Debian: apt-get install chromium); adds the [browser] extra (playwright).
+$(VENV)/.browser: $(VENV)/.installed
+	$(BIN)/python -m pip install -e ".[browser]"
+	touch $@
+
+test-browser: $(VENV)/.browser
+	$(BIN)/python tools/browser_check.py $(ARGS)
+
 notebooks: install
 	$(BIN)/python tools/lessons.py execute
-	$(BIN)/python tools/lessons.py generate
+	$(BIN)/python tools/lessons.py generate $(if $(FORCE),--force)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -68,10 +68,29 @@ def test_two_blocks_in_one_cell():
 
 
 def test_outputs_and_execution_counts_cleared_and_tags_kept():
-    learner = lessons.learner_version(notebook(executed("print('out')", tags=["check"])))
+    learner = lessons.learner_version(notebook(executed("print('out')", tags=["nbval-skip"])))
     cell = learner.cells[0]
     assert cell.outputs == [] and cell.execution_count is None
-    assert cell.metadata["tags"] == ["check"]
+    assert cell.metadata["tags"] == ["nbval-skip"]
+
+
+def test_check_cells_are_tagged_raises_exception_for_learners_only():
+    nb = notebook(executed("check(f)", tags=["check"]), executed("x = 1", tags=["exercise"]))
+    learner = lessons.learner_version(nb)
+    assert learner.cells[0].metadata["tags"] == ["check", "raises-exception"]
+    assert learner.cells[1].metadata["tags"] == ["exercise"]
+    assert nb.cells[0].metadata["tags"] == ["check"]          # the solution is not changed
+    assert lessons.learner_version(learner) == learner         # tagged once
+
+
+def test_named_lesson_says_where_its_solution_is():
+    nb = notebook(new_markdown_cell("# Lesson 3\n\nGoal."), executed("x = 1"))
+    learner = lessons.learner_version(nb, "03_summary_memory.ipynb")
+    first = learner.cells[0].source
+    assert first.startswith("# Lesson 3\n\nGoal.\n\n")
+    assert "`solutions/03_summary_memory.ipynb`" in first and "make reset LESSON=03" in first
+    assert lessons.learner_version(learner, "03_summary_memory.ipynb") == learner
+    assert lessons.learner_version(nb).cells[0].source == "# Lesson 3\n\nGoal."
 
 
 def test_markdown_solution_block():
@@ -137,6 +156,7 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setattr(lessons, "ROOT", tmp_path)
     monkeypatch.setattr(lessons, "SOLUTIONS", tmp_path / "solutions")
     monkeypatch.setattr(lessons, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(lessons, "WORK", tmp_path / "work")
     return tmp_path
 
 
@@ -166,13 +186,14 @@ def test_execute_generate_check_round_trip(repo, capsys):
 
     assert lessons.main(["check"]) == 1  # notebooks/ not generated yet
     (repo / "notebooks").mkdir()
-    (repo / "notebooks" / "99_removed.ipynb").write_text("{}", encoding="utf-8")
+    (repo / "notebooks" / "99_removed.ipynb").write_text(lessons.render(notebook()), encoding="utf-8")
     capsys.readouterr()
     assert lessons.main(["generate"]) == 0
     assert "deleted notebooks/99_removed.ipynb" in capsys.readouterr().out
     assert [p.name for p in (repo / "notebooks").iterdir()] == ["01_demo.ipynb"]
     learner = repo / "notebooks" / "01_demo.ipynb"
-    assert learner.read_text(encoding="utf-8") == lessons.render(lessons.learner_version(solved))
+    assert learner.read_text(encoding="utf-8") == lessons.render(
+        lessons.learner_version(solved, "01_demo.ipynb"))
     assert lessons.main(["check"]) == 0 and "OK" in capsys.readouterr().out
 
     learner.write_text(learner.read_text(encoding="utf-8") + " ", encoding="utf-8")
@@ -203,3 +224,103 @@ def test_command_line_exit_code(tmp_path):
     result = subprocess.run([sys.executable, "tools/lessons.py", "check"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and "delete: notebooks/01_orphan.ipynb" in result.stderr
+
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def test_static_widget_outputs_keep_the_picture_and_drop_the_live_view():
+    cell = executed("explorer()")
+    cell.outputs = [new_output("execute_result", data={
+        WIDGET: {"model_id": "abc", "version_major": 2, "version_minor": 0},
+        "image/png": "iVBOR", "text/plain": "VBox(children=...)"}, execution_count=1)]
+    nb = notebook(cell, executed("print(1)"))
+    lessons.static_widget_outputs(nb)
+    assert set(nb.cells[0].outputs[0].data) == {"image/png", "text/plain"}
+    assert nb.cells[1].outputs[0].text == "out\n"
+
+
+def worked(repo, name="01_demo.ipynb"):
+    """notebooks/<name> with an answer and an output in it, as a learner would save it."""
+    nb = lessons.learner_version(notebook(executed(EXERCISE, tags=["exercise"])))
+    nb.cells[0].source = EXERCISE.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION\n", "")
+    nb.cells[0].execution_count = 1
+    (repo / "notebooks").mkdir(exist_ok=True)
+    (repo / "notebooks" / name).write_text(lessons.render(nb), encoding="utf-8")
+    return repo / "notebooks" / name
+
+
+@pytest.mark.parametrize("change", ["answer", "outputs", "count", "unreadable", "none"])
+def test_holds_learner_work(repo, change):
+    nb = lessons.learner_version(notebook(executed(EXERCISE, tags=["exercise"]), executed("1")))
+    if change == "answer":
+        nb.cells[0].source = "def count_words(text):\n    return len(text.split())\n"
+    elif change == "outputs":
+        nb.cells[1].outputs = [new_output("stream", name="stdout", text="1\n")]
+    elif change == "count":
+        nb.cells[1].execution_count = 3
+    path = repo / "x.ipynb"
+    path.write_text("{not json" if change == "unreadable" else lessons.render(nb), encoding="utf-8")
+    assert lessons.holds_learner_work(path) is (change != "none")
+
+
+def test_generate_refuses_to_overwrite_work_unless_forced(repo, capsys):
+    write_lesson(repo, new_code_cell(EXERCISE, metadata={"tags": ["exercise"]}))
+    path = worked(repo)
+    before = path.read_text(encoding="utf-8")
+    assert lessons.main(["generate"]) == 1
+    err = capsys.readouterr().err
+    assert "01_demo.ipynb" in err and "work/" in err and "FORCE=1" in err
+    assert path.read_text(encoding="utf-8") == before
+    (repo / "solutions" / "01_demo.ipynb").unlink()          # a delete is refused too
+    assert lessons.main(["generate"]) == 1 and path.read_text(encoding="utf-8") == before
+    assert lessons.main(["generate", "--force"]) == 0 and not path.exists()
+
+
+def test_workspace_copies_missing_lessons_and_never_overwrites(repo, capsys):
+    (repo / "notebooks").mkdir()
+    for name in ("01_a.ipynb", "02_b.ipynb"):
+        (repo / "notebooks" / name).write_text(lessons.render(notebook(executed("x = 1"))))
+    work = repo / "work"
+    assert lessons.workspace() == ["01_a.ipynb", "02_b.ipynb"]
+    copy = lessons.read(work / "01_a.ipynb")
+    assert copy.metadata.language_info == lessons.kernel_language_info()
+    assert copy.metadata.language_info["version"] == "{0}.{1}.{2}".format(*sys.version_info)
+    (work / "01_a.ipynb").write_text("my answers", encoding="utf-8")
+    (work / "02_b.ipynb").unlink()
+    assert lessons.main(["workspace"]) == 0
+    assert "copied 02_b.ipynb" in capsys.readouterr().out
+    assert (work / "01_a.ipynb").read_text(encoding="utf-8") == "my answers"
+    assert lessons.main(["workspace"]) == 0
+    assert "your copies are unchanged" in capsys.readouterr().out
+
+
+def test_reset_restores_one_lesson_and_keeps_a_backup(repo, capsys):
+    (repo / "notebooks").mkdir()
+    for name in ("01_a.ipynb", "02_b.ipynb"):
+        (repo / "notebooks" / name).write_text(lessons.render(notebook(executed("x = 1"))))
+    lessons.workspace()
+    work = repo / "work"
+    fresh = (work / "01_a.ipynb").read_text(encoding="utf-8")
+    for name in ("01_a.ipynb", "02_b.ipynb"):
+        (work / name).write_text("my answers", encoding="utf-8")
+    assert lessons.main(["reset", "01"]) == 0
+    assert "reset work/01_a.ipynb" in capsys.readouterr().out
+    assert (work / "01_a.ipynb").read_text(encoding="utf-8") == fresh
+    assert (work / ".backup" / "01_a.ipynb").read_text(encoding="utf-8") == "my answers"
+    assert (work / "02_b.ipynb").read_text(encoding="utf-8") == "my answers"
+    assert lessons.main(["reset", "02_b"]) == 0 and "reset work/02_b" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("names, message", [
+    ([], "name the lesson"), (["07"], "no single lesson numbered '07'"),
+    (["01", "09_nope"], "notebooks/09_nope.ipynb does not exist")])
+def test_reset_refuses_unknown_lessons_and_changes_nothing(repo, capsys, names, message):
+    (repo / "notebooks").mkdir()
+    (repo / "notebooks" / "01_a.ipynb").write_text(lessons.render(notebook(executed("x = 1"))))
+    (repo / "work").mkdir()
+    (repo / "work" / "01_a.ipynb").write_text("my answers", encoding="utf-8")
+    assert lessons.main(["reset", *names]) == 1
+    assert message in capsys.readouterr().err
+    assert (repo / "work" / "01_a.ipynb").read_text(encoding="utf-8") == "my answers"
+    assert not (repo / "work" / ".backup").exists()

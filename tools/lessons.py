@@ -2,15 +2,25 @@
 
 `solutions/NN_topic.ipynb` is the source of every lesson (executed, outputs
 committed). `notebooks/NN_topic.ipynb` is generated from it for learners and
-never edited by hand: everything in `notebooks/` may be overwritten or deleted.
+never edited by hand. A learner works in `work/`, an untracked copy of
+`notebooks/` that `make lab` creates and nothing overwrites: the tests never
+read it, so answers saved there never break `make test`.
 
 Usage (from the repository root):
 
     python tools/lessons.py execute [NAMES...]  # run solutions/ in place
-    python tools/lessons.py generate            # write notebooks/ from solutions/
+    python tools/lessons.py generate [--force]  # write notebooks/ from solutions/
     python tools/lessons.py check               # exit 1 if notebooks/ is stale
+    python tools/lessons.py workspace [--dest DIR]       # copy missing lessons to work/
+    python tools/lessons.py reset NAMES [--dest DIR]     # a fresh copy of these lessons
 
-NAMES are lesson file names, with or without `.ipynb` (`01_tokens`).
+NAMES are lesson names: the file name with or without `.ipynb` (`01_tokens_and_cost`)
+or its number (`01`).
+
+`generate` refuses to overwrite or delete a file in `notebooks/` that holds a
+learner's work (outputs, execution counts, or an exercise cell without its
+stub) unless given `--force`. `reset` keeps the copy it replaces as
+`work/.backup/NN_topic.ipynb`.
 
 Solution markers (nbgrader style). In a code cell the lines from
 `### BEGIN SOLUTION` to `### END SOLUTION` (both inclusive, matched after
@@ -26,7 +36,9 @@ Cell tags used by the lessons:
 - `exercise`: a code cell whose answer sits between the solution markers.
 - `check`: calls the learner's function through a checker from `kit.checks...`;
   prints one pass line, or raises AssertionError with a hint. In `notebooks/`
-  it fails (NotImplementedError from the stub) until the learner answers.
+  it fails (NotImplementedError from the stub) until the learner answers, so
+  the generator also tags it `raises-exception` there: Run All goes on past an
+  unanswered exercise. In `solutions/` a check cell must pass.
 - `raises-exception`: a cell meant to show an error; the error is its output.
 
 Errors: a malformed marker block raises ValueError naming the cell and line;
@@ -37,6 +49,8 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -47,6 +61,7 @@ from nbclient.exceptions import CellExecutionError
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
+WORK = ROOT / "work"            # the learner's copies (untracked; see `workspace`)
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -55,10 +70,16 @@ MARKDOWN_STUB = "_Write your answer here._"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 CELL_TIMEOUT = 300  # seconds per cell
 CELL_METADATA_NOISE = ("execution", "ExecuteTime")  # timestamps, differ on every run
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # needs saved widget state to show
+SOLUTION_NOTE = ("*Your copy of this lesson: the worked solution, with every answer and output, "
+                 "is `solutions/{name}` (open it from the file browser on the left). "
+                 "To start this lesson over, run `make reset LESSON={number}`.*")
 
 __all__ = [
     "lesson_paths", "read", "render", "replace_solutions", "learner_version",
-    "run", "error_output", "execute", "expected_notebooks", "plan", "drift", "generate", "main",
+    "run", "error_output", "static_widget_outputs", "execute", "expected_notebooks", "plan",
+    "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace", "reset",
+    "main",
 ]
 
 
@@ -107,20 +128,30 @@ def replace_solutions(source: str, stub: str) -> str:
     return "".join(kept)
 
 
-def learner_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def learner_version(nb: nbformat.NotebookNode, name: str | None = None) -> nbformat.NotebookNode:
     """A copy of solution notebook `nb` for learners: answers stubbed, outputs cleared.
 
-    Cell tags and the kernelspec are kept; widget state, `language_info.version`
-    and per-cell timing metadata are dropped so the result does not depend on
-    the machine that executed the solution. Raises ValueError naming the cell
-    index on malformed solution markers.
+    Cell tags and the kernelspec are kept; check cells are also tagged
+    `raises-exception` (Run All goes on past an unanswered exercise); widget
+    state, `language_info.version` and per-cell timing metadata are dropped so
+    the result does not depend on the machine that executed the solution. With
+    `name` (the lesson's file name), a note under the first cell says where the
+    worked solution is and how to reset the copy. Raises ValueError naming the
+    cell index on malformed solution markers.
     """
     learner = copy.deepcopy(nb)
     learner.metadata.pop("widgets", None)
     learner.metadata.get("language_info", {}).pop("version", None)
+    if name is not None and learner.cells and learner.cells[0].cell_type == "markdown":
+        note = SOLUTION_NOTE.format(name=name, number=name.split("_", 1)[0])
+        if note not in learner.cells[0].source:
+            learner.cells[0].source = learner.cells[0].source.rstrip("\n") + "\n\n" + note
     for index, cell in enumerate(learner.cells):
         for key in CELL_METADATA_NOISE:
             cell.metadata.pop(key, None)
+        tags = cell.metadata.get("tags", [])
+        if "check" in tags and "raises-exception" not in tags:
+            cell.metadata["tags"] = [*tags, "raises-exception"]
         stub = {"code": CODE_STUB, "markdown": MARKDOWN_STUB}.get(cell.cell_type)
         if stub is None:
             continue
@@ -155,9 +186,23 @@ def error_output(cell: nbformat.NotebookNode) -> nbformat.NotebookNode | None:
     return next((out for out in cell.get("outputs", []) if out.output_type == "error"), None)
 
 
+def static_widget_outputs(nb: nbformat.NotebookNode) -> None:
+    """Drop the live-widget view from every output of `nb`, in place.
+
+    A widget view shows only with the widget state, which is not saved (it holds
+    random model ids), so a saved view would show as `VBox(children=...)` text.
+    What the widget offered beside it (the kit's explorer adds an `image/png` of
+    its current plot) is kept: the saved notebook shows that picture until re-run.
+    """
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            out.get("data", {}).pop(WIDGET_VIEW, None)
+
+
 def execute(path: Path) -> None:
     """Execute solution `path` in place (cwd = its folder); execution counts become 1..N.
 
+    Widget outputs are saved as their static picture (:func:`static_widget_outputs`).
     Raises LessonError naming the notebook and cell if a cell not tagged
     `raises-exception` fails, or a tagged one raises nothing; the file is then
     left unchanged.
@@ -175,6 +220,7 @@ def execute(path: Path) -> None:
             raise LessonError(f"{path.relative_to(ROOT)}: cell {index} is tagged "
                               "raises-exception but raised nothing")
     nb.metadata.pop("widgets", None)      # widget state holds random model ids
+    static_widget_outputs(nb)
     path.write_text(render(nb), encoding="utf-8", newline="\n")
 
 
@@ -183,7 +229,7 @@ def expected_notebooks() -> dict[str, str]:
     expected = {}
     for path in lesson_paths(SOLUTIONS):
         try:
-            expected[path.name] = render(learner_version(read(path)))
+            expected[path.name] = render(learner_version(read(path), path.name))
         except ValueError as err:
             raise LessonError(f"{path.relative_to(ROOT)}: {err}") from None
     return expected
@@ -211,9 +257,41 @@ def drift() -> list[str]:
     return [f"{action}: notebooks/{name}" for action, name, _ in plan()]
 
 
-def generate() -> list[str]:
-    """Write notebooks/ from solutions/ (changed files only); return the changes made."""
+def holds_learner_work(path: Path) -> bool:
+    """True if notebook file `path` looks worked in: a code cell has outputs or an
+    execution count, or an exercise cell lost its stub. Generated notebooks have none
+    of these. A file that is not a readable notebook counts as work too (never
+    delete what cannot be read)."""
+    try:
+        nb = read(path)
+    except Exception:
+        return True
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if cell.get("outputs") or cell.get("execution_count") is not None:
+            return True
+        if "exercise" in cell.metadata.get("tags", []) and CODE_STUB not in cell.source:
+            return True
+    return False
+
+
+def generate(force: bool = False) -> list[str]:
+    """Write notebooks/ from solutions/ (changed files only); return the changes made.
+
+    Raises LessonError, writing nothing, if a file it would update or delete holds a
+    learner's work (:func:`holds_learner_work`), unless `force`.
+    """
     changes = plan()
+    kept = [name for action, name, _ in changes if action != "create"
+            and holds_learner_work(NOTEBOOKS / name)]
+    if kept and not force:
+        raise LessonError(
+            "notebooks/ holds answers or outputs in " + ", ".join(kept) + ": nothing written. "
+            "Learners work in work/ (`make lab` copies the lessons there); to keep these, "
+            "copy them there first, e.g. `cp notebooks/" + kept[0] + " work/`. "
+            "To overwrite them anyway: `make notebooks FORCE=1` "
+            "(or `python tools/lessons.py generate --force`).")
     NOTEBOOKS.mkdir(exist_ok=True)
     for action, name, text in changes:
         if action == "delete":
@@ -223,13 +301,77 @@ def generate() -> list[str]:
     return [f"{action}d notebooks/{name}" for action, name, _ in changes]  # created, ...
 
 
-def solution_path(name: str) -> Path:
-    """solutions/<name>.ipynb for a lesson name; raises LessonError if missing."""
+def lesson_path(name: str, folder: Path = SOLUTIONS) -> Path:
+    """<folder>/<name>.ipynb for a lesson name or number ("03"); raises LessonError if
+    there is no such lesson (or a number names more than one)."""
     file_name = Path(name).name
-    path = SOLUTIONS / (file_name if file_name.endswith(".ipynb") else file_name + ".ipynb")
+    if re.fullmatch(r"\d{2}", file_name):
+        found = sorted(folder.glob(f"{file_name}_*.ipynb"))
+        if len(found) == 1:
+            return found[0]
+        names = ", ".join(p.stem for p in lesson_paths(folder)) or "none"
+        raise LessonError(f"no single lesson numbered {name!r} in {folder.name}/ "
+                          f"(lessons: {names})")
+    path = folder / (file_name if file_name.endswith(".ipynb") else file_name + ".ipynb")
     if not path.is_file():
-        raise LessonError(f"no lesson {name!r}: {path.relative_to(ROOT)} does not exist")
+        raise LessonError(f"no lesson {name!r}: {folder.name}/{path.name} does not exist")
     return path
+
+
+def solution_path(name: str) -> Path:
+    """solutions/<name>.ipynb for a lesson name or number; raises LessonError if missing."""
+    return lesson_path(name, SOLUTIONS)
+
+
+def kernel_language_info() -> dict:
+    """The `language_info` the python3 kernel of this interpreter reports (with
+    `version`), as JupyterLab writes it into a notebook when it opens one."""
+    from ipykernel.ipkernel import IPythonKernel
+    return copy.deepcopy(IPythonKernel.language_info)
+
+
+def working_copy(source: Path, dest: Path) -> None:
+    """Write learner notebook `source` to `dest` with this interpreter's language_info,
+    so that opening it in JupyterLab leaves it unmodified."""
+    nb = read(source)
+    nb.metadata["language_info"] = kernel_language_info()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(render(nb), encoding="utf-8", newline="\n")
+
+
+def workspace(dest: Path | None = None) -> list[str]:
+    """Copy each lesson of notebooks/ that `dest` (default work/) lacks; return the
+    names created. Never changes a file that exists: the learner's work stays."""
+    dest = WORK if dest is None else Path(dest)
+    created = []
+    for path in lesson_paths(NOTEBOOKS):
+        if not (dest / path.name).exists():
+            working_copy(path, dest / path.name)
+            created.append(path.name)
+    return created
+
+
+def reset(names: list[str], dest: Path | None = None) -> list[str]:
+    """Replace the learner's copies of lessons `names` (names or numbers) in `dest`
+    (default work/) by fresh ones from notebooks/; the replaced file is kept as
+    `<dest>/.backup/<name>`. Returns what was done, a line per lesson. Raises
+    LessonError (nothing changed) on an unknown name or an empty list."""
+    if not names:
+        raise LessonError("name the lesson to reset, e.g. `make reset LESSON=03`")
+    dest = WORK if dest is None else Path(dest)
+    sources = [lesson_path(name, NOTEBOOKS) for name in names]   # all checked first
+    done = []
+    for source in sources:
+        target = dest / source.name
+        if target.exists():
+            (dest / ".backup").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target, dest / ".backup" / source.name)
+            done.append(f"reset {dest.name}/{source.name} "
+                        f"(your previous copy: {dest.name}/.backup/{source.name})")
+        else:
+            done.append(f"created {dest.name}/{source.name}")
+        working_copy(source, target)
+    return done
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,8 +380,16 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     execute_cmd = commands.add_parser("execute", help="run solutions/ notebooks in place")
     execute_cmd.add_argument("names", nargs="*", help="lesson names (default: all)")
-    commands.add_parser("generate", help="write notebooks/ from solutions/")
+    generate_cmd = commands.add_parser("generate", help="write notebooks/ from solutions/")
+    generate_cmd.add_argument("--force", action="store_true",
+                              help="overwrite notebooks that hold a learner's work")
     commands.add_parser("check", help="exit 1 if notebooks/ differs from solutions/")
+    workspace_cmd = commands.add_parser("workspace", help="copy missing lessons to work/")
+    reset_cmd = commands.add_parser("reset", help="replace the learner's copy of lessons")
+    reset_cmd.add_argument("names", nargs="*", help="lesson names or numbers, e.g. 03")
+    for command in (workspace_cmd, reset_cmd):
+        command.add_argument("--dest", type=Path, default=None,
+                             help="the learner's folder (default: work/)")
     args = parser.parse_args(argv)
     try:
         if args.command == "execute":
@@ -248,12 +398,20 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"executing {path.relative_to(ROOT)}", flush=True)
                 execute(path)
         elif args.command == "generate":
-            changes = generate()
+            changes = generate(force=args.force)
             print("\n".join(changes) or "notebooks/ already up to date")
+        elif args.command == "workspace":
+            created = workspace(args.dest)
+            folder = (args.dest or WORK).name
+            print(f"{folder}/: copied {', '.join(created)}" if created
+                  else f"{folder}/: every lesson is there; your copies are unchanged")
+        elif args.command == "reset":
+            print("\n".join(reset(args.names, args.dest)))
         else:
             problems = drift()
             if problems:
-                print("notebooks/ is out of date; run `python tools/lessons.py generate`:",
+                print("notebooks/ is out of date; run `python tools/lessons.py generate`"
+                      " (learners: your answers belong in work/, see README):",
                       *problems, sep="\n  ", file=sys.stderr)
                 return 1
             print(f"OK: notebooks/ matches solutions/ ({len(lesson_paths(SOLUTIONS))} lessons)")
