@@ -21,6 +21,10 @@ wrong order). One module per concept:
 - :mod:`kit.checks.coverage` and :mod:`kit.checks.allocation`: lesson 09 (how good is your
   memory: evidence coverage by category, a tiny token-budget allocator).
 
+A failed check shows in a notebook as a short box (:meth:`CheckFailed._render_traceback_`):
+the check, what went wrong and the hint, and the line of the learner's code that raised,
+never the checker's own source.
+
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
 :class:`CheckFailed` that shows the call), :func:`call_pure` (the same on deep copies,
@@ -31,20 +35,79 @@ and fails if the input was mutated), :func:`expect`, :func:`passed`,
 from __future__ import annotations
 
 import copy
+import linecache
 import math
+import re
+import sysconfig
+import textwrap
 from collections.abc import Callable
+from pathlib import Path
 
 from kit.messages import Message, make_message, span
 from kit.tokens import count_words
 
-__all__ = ["CheckFailed", "expect", "call_learner", "call_pure", "passed", "show_call",
+__all__ = ["CheckFailed", "failure_box", "expect", "call_learner", "call_pure", "passed", "show_call",
            "Turns", "role_turns", "show_turns", "as_messages", "is_number", "same_number"]
 
 _ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
+_BOX_WIDTH = 88         # characters per line of the failure box
+_KIT = str(Path(__file__).resolve().parents[1])       # the kit package's folder
+_LIBRARIES = tuple(str(Path(sysconfig.get_paths()[key]).resolve())
+                   for key in ("stdlib", "purelib", "platlib"))
+_RED, _BOLD, _PLAIN = "\x1b[1;31m", "\x1b[1m", "\x1b[0m"
 
 
 class CheckFailed(AssertionError):
     """The learner's answer is wrong; the message says which case and gives a hint."""
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows instead of a traceback (see :func:`failure_box`)."""
+        return failure_box(self)
+
+
+def _frames(tb) -> list:
+    """The frames of a traceback, outermost first."""
+    frames = []
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames
+
+
+def _learner_line(exc: BaseException | None) -> str | None:
+    """``line N: <source>`` of the innermost frame of ``exc`` outside kit and the
+    installed libraries (the learner's cell), or None."""
+    if exc is None or isinstance(exc, NotImplementedError):
+        return None
+    for code, lineno in reversed(_frames(exc.__traceback__)):
+        path = str(Path(code.co_filename).resolve()) if not code.co_filename.startswith("<") \
+            else code.co_filename
+        if not path.startswith((_KIT, *_LIBRARIES)):
+            source = linecache.getline(code.co_filename, lineno).strip()
+            return f"line {lineno}{f' of {code.co_name}' if code.co_name != '<module>' else ''}" \
+                   + (f": {source}" if source else "")
+    return None
+
+
+def failure_box(exc: CheckFailed, width: int = _BOX_WIDTH) -> list[str]:
+    """A failed check as a few short lines: a title naming the check, the message
+    (with "Why:" and "Hint:" on lines of their own, wrapped to ``width`` characters)
+    and, when the learner's code raised, the line of it that did. No checker source."""
+    checks = [code.co_name for code, _ in _frames(exc.__traceback__)
+              if code.co_filename.startswith(str(Path(__file__).parent))
+              and code.co_name.startswith("check_")]
+    title = f"{_RED}✗ Check failed{_PLAIN}" + (f" in {_BOLD}{checks[0]}{_PLAIN}" if checks else "")
+    lines = [title]
+    for paragraph in re.split(r"\n+|\s+(?=(?:Why|Hint): )", str(exc).strip()):
+        label, _, rest = paragraph.partition(": ")
+        if label in ("Why", "Hint"):
+            paragraph = f"{_BOLD}{label}:{_PLAIN} {rest}"
+        lines += textwrap.wrap(paragraph, width - 2, initial_indent="  ",
+                               subsequent_indent="    ") or [""]
+    raised = _learner_line(exc.__cause__)
+    if raised:
+        lines.append(f"  {_BOLD}Your code raised it at{_PLAIN} {raised[:width - 26]}")
+    return lines
 
 
 def expect(condition: bool, hint: str) -> None:
@@ -74,7 +137,7 @@ def call_learner(fn: Callable, *args, name: str = "your function", shown: str | 
     checker's own test double. Any other exception becomes a CheckFailed naming the
     call (``shown``, else ``name`` with the arguments), the exception and ``hint``
     (a default one if empty); the original stays chained as its cause, so the
-    traceback still points at the failing line.
+    failure box shows the learner's line that raised.
     """
     if not callable(fn):
         raise CheckFailed(f"{name} should be a function, got {fn!r:.80}")
@@ -90,8 +153,7 @@ def call_learner(fn: Callable, *args, name: str = "your function", shown: str | 
     except Exception as exc:
         call = shown if shown is not None else show_call(name, args)
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        advice = hint or ("Run that call yourself: the traceback above this message "
-                          "shows the failing line")
+        advice = hint or "Run that call yourself to see the whole traceback"
         raise CheckFailed(f"{call} raised {detail}. {advice.rstrip('.')}.") from exc
 
 

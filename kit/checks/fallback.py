@@ -204,7 +204,7 @@ def _check_safe_case(safe_compact: Callable, case: tuple) -> None:
         if exc in fallback.errors:
             raise CheckFailed(f"{label} called the fallback, which failed, but {why}.")
         raise CheckFailed(f"{label} raised {type(exc).__name__}: {exc}; {why}. Run that case "
-                          f"yourself: the traceback above shows the failing line.") from exc
+                          f"yourself to see the whole traceback.") from exc
     for double in doubles:
         if double.misuse is not None:
             raise CheckFailed(str(double.misuse)) from None
