@@ -79,6 +79,22 @@ def test_summary_explorer_builds_widgets():
     assert (budget.value, keep.value, keep.step) == (20, 2, 2)
 
 
+def test_summary_explorer_shows_a_picture_of_its_plot_beside_the_live_view():
+    import base64
+
+    import matplotlib.pyplot as plt
+
+    from kit.widgets import summary_explorer
+    box = summary_explorer(LAPTOP_TURNS)
+    bundle = box._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    first = base64.b64decode(bundle["image/png"])
+    assert first.startswith(b"\x89PNG")
+    box.children[0].children[0].value = 60          # a budget no compaction reaches
+    assert base64.b64decode(box._repr_mimebundle_()["image/png"]) != first
+    plt.close("all")
+
+
 def test_table_title_must_be_text():
     with pytest.raises(TypeError, match="title must be a str"):
         Table(["a"], [[1]], title=5)
