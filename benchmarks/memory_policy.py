@@ -2,7 +2,7 @@
 
 Runs the sliding window (by tokens), summary, plain BM25, recall, recall + RRF and
 hybrid (summary + recall) memories at token budgets 1,000 / 2,000 / 4,000 / 8,000 on
-every conversation in a folder of LoCoMo files (``--data DIR``), or on the kit's
+every conversation in a folder of LoCoMo files (``--data``), or on the kit's
 synthetic long conversation (the default), and prints one row per run: all-evidence
 coverage % over categories 1-4 and by category, any-evidence % and answer-present %,
 adversarial questions (category 5) apart, mean context tokens, model calls, tokenizer
@@ -12,7 +12,13 @@ the targets are in :mod:`kit.policy_bench`; the summariser is the extractive stu
 :mod:`kit.extractive` (no model is called). Timing uses ``time.perf_counter``: figures
 vary with the machine and its load, coverage does not.
 
-Usage: python benchmarks/memory_policy.py [--data ../shared/data/locomo]
+LoCoMo is not part of the repository (:func:`kit.locomo.how_to_get` says where to get
+it): ``--data`` alone reads the folder :func:`kit.locomo.data_dir` names (``$LOCOMO_DIR``,
+else ``data/locomo/`` at the repository root), ``--data DIR`` reads DIR, and
+``--conversations 26,30`` keeps those conversations (``26`` also matches the release's
+``conv-26``).
+
+Usage: python benchmarks/memory_policy.py [--data [DIR]] [--conversations 26,30]
        [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
        [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
 """
@@ -22,7 +28,7 @@ import argparse
 import sys
 import time
 
-from kit.locomo import load_locomo_dir
+from kit.locomo import data_dir, load_locomo_dir
 from kit.memory_eval import CachedMeasure
 from kit.policy_bench import (BUDGETS, STRATEGIES, TARGET_BUDGET, TARGET_STRATEGY,
                               pick_strategies, policy_table, run_policy_benchmark,
@@ -32,8 +38,13 @@ from kit.synthetic import synthetic_conversation
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=None,
-                        help="folder of LoCoMo .json files (default: the synthetic conversation)")
+    parser.add_argument("--data", nargs="?", const=data_dir(), default=None, metavar="DIR",
+                        help=f"read the LoCoMo .json files of DIR; alone, of {data_dir()} "
+                             f"($LOCOMO_DIR, else data/locomo/ at the repository root); "
+                             f"without it, the synthetic conversation")
+    parser.add_argument("--conversations", default=None, metavar="NAMES",
+                        help="with --data: only these conversations, comma-separated "
+                             "(e.g. 26,30; default all)")
     parser.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS),
                         help="token budgets, comma-separated (default 1000,2000,4000,8000)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES),
@@ -54,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         strategies = pick_strategies(s for s in args.strategies.split(",") if s.strip())
-        conversations = (load_locomo_dir(args.data) if args.data else
+        if args.conversations is not None and args.data is None:
+            raise ValueError("--conversations needs --data (it picks LoCoMo conversations)")
+        only = (None if args.conversations is None else
+                [n.strip() for n in args.conversations.split(",") if n.strip()])
+        conversations = (load_locomo_dir(args.data, only=only) if args.data is not None else
                          [synthetic_conversation(args.sessions, args.turns_per_session,
                                                  args.seed)])
     except (OSError, ValueError, TypeError) as exc:

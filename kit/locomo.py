@@ -34,10 +34,17 @@ that does not fit raises :class:`LocomoFormatError` naming the file and the fiel
 including what a memory would refuse later (:mod:`kit.messages`): a speaker name or a
 date that is not one line (or a name with a colon), text that is not valid Unicode.
 A UTF-8 byte order mark is skipped. Nothing is ever downloaded.
+
+Where the files are: LoCoMo is not part of this repository. :func:`data_dir` names the
+folder the kit reads (``$LOCOMO_DIR`` if set, else ``data/locomo/`` at the repository
+root, which git ignores), :func:`conversation_files` lists the ``.json`` files there (the
+release's ``locomo10.json``, or one file per conversation such as ``26.json``), and
+:func:`how_to_get` says in one line where the data comes from and how to get it.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -46,7 +53,12 @@ from pathlib import Path
 from kit.messages import check_label, check_text
 
 __all__ = ["LongTurn", "Question", "LongConversation", "LocomoFormatError", "CATEGORIES",
-           "load_locomo", "load_locomo_all", "load_locomo_dir"]
+           "LOCOMO_ENV", "LOCOMO_URL", "data_dir", "how_to_get", "conversation_files",
+           "same_conversation", "load_locomo", "load_locomo_all", "load_locomo_dir"]
+
+LOCOMO_ENV = "LOCOMO_DIR"                 # environment variable naming the data folder
+LOCOMO_URL = "https://github.com/snap-research/locomo"   # the public release
+_ROOT = Path(__file__).resolve().parents[1]              # the folder that holds kit/
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _DIA_ID = re.compile(r"D(\d+):(\d+)")
@@ -354,16 +366,89 @@ def load_locomo(path: str | Path, captions: bool = True) -> LongConversation:
     return conversations[0]
 
 
-def load_locomo_dir(directory: str | Path, captions: bool = True) -> list[LongConversation]:
-    """All conversations in the ``*.json`` files of ``directory``, by file name.
+def data_dir() -> Path:
+    """The folder the kit reads LoCoMo files from, as an absolute path.
 
-    Raises FileNotFoundError if the folder does not exist or holds no ``.json`` file,
-    and :class:`LocomoFormatError` for the first malformed file.
+    ``$LOCOMO_DIR`` if that environment variable is set and not blank (``~`` expanded; a
+    relative path is read from the current directory, so prefer an absolute one: a
+    notebook's kernel runs in the notebook's folder). Otherwise ``data/locomo`` under the
+    folder that holds the ``kit`` package: the repository root for the editable install
+    the README describes. The folder is neither created nor checked; see
+    :func:`conversation_files` and :func:`how_to_get`.
     """
-    directory = Path(directory)
+    value = os.environ.get(LOCOMO_ENV, "").strip()
+    folder = Path(value).expanduser() if value else _ROOT / "data" / "locomo"
+    return folder.resolve()
+
+
+def how_to_get(folder: str | Path | None = None) -> str:
+    """One line: where LoCoMo comes from and how to get it into ``folder`` (default
+    :func:`data_dir`). Used by every "no data" message of the kit, the tests and lesson 09.
+    """
+    folder = data_dir() if folder is None else Path(folder)
+    return (f"LoCoMo (Maharana et al., ACL 2024) is not part of this repository: save "
+            f"data/locomo10.json from its public release, {LOCOMO_URL}, in {folder} (unzip "
+            f"data/locomo10.zip there if the release holds that), or set {LOCOMO_ENV} to a "
+            f"folder that holds it.")
+
+
+def conversation_files(directory: str | Path | None = None) -> list[Path]:
+    """The ``*.json`` files of ``directory`` (default :func:`data_dir`), sorted by file
+    name: the release's ``locomo10.json`` (a list of ten conversations), one file per
+    conversation (``26.json``), or both. Other files are ignored. An empty list when the
+    folder does not exist or holds no ``.json`` file; nothing is read or checked here.
+    """
+    directory = data_dir() if directory is None else Path(directory)
     if not directory.is_dir():
-        raise FileNotFoundError(f"no LoCoMo folder at {directory}")
-    files = sorted(directory.glob("*.json"), key=lambda p: p.name)
+        return []
+    return sorted((p for p in directory.glob("*.json") if p.is_file()), key=lambda p: p.name)
+
+
+def _short(name: str) -> str:
+    return name[len("conv-"):] if name.startswith("conv-") else name
+
+
+def same_conversation(name: str, wanted: str) -> bool:
+    """Whether a conversation called ``name`` is the one called ``wanted``, where a file's
+    name (``26``, from ``26.json``) and the release's ``sample_id`` (``conv-26``) are two
+    names of the same conversation."""
+    return _short(str(name)) == _short(str(wanted))
+
+
+def load_locomo_dir(directory: str | Path | None = None, captions: bool = True, *,
+                    only: list[str] | tuple[str, ...] | None = None) -> list[LongConversation]:
+    """All conversations in the ``*.json`` files of ``directory`` (default
+    :func:`data_dir`), file by file in name order, each file's in its own order.
+
+    ``only``: names of the conversations to keep, returned in that order; ``"26"``
+    matches both ``26`` (from ``26.json``) and ``conv-26`` (the release's ``sample_id``),
+    see :func:`same_conversation`. ``captions``: as in :func:`load_locomo`.
+
+    Raises FileNotFoundError (its message ends with :func:`how_to_get`'s line) if the folder
+    does not exist, holds no ``.json`` file, or holds none of a conversation ``only``
+    names; :class:`LocomoFormatError` for the first malformed file; ValueError if two
+    conversations match one name of ``only``.
+    """
+    directory = data_dir() if directory is None else Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no LoCoMo folder at {directory}. {how_to_get(directory)}")
+    files = conversation_files(directory)
     if not files:
-        raise FileNotFoundError(f"no .json files in {directory}")
-    return [c for f in files for c in load_locomo_all(f, captions)]
+        raise FileNotFoundError(f"no .json files in {directory}. {how_to_get(directory)}")
+    conversations = [c for f in files for c in load_locomo_all(f, captions)]
+    if only is None:
+        return conversations
+    if isinstance(only, str):
+        raise TypeError(f"only must be a list of names, got the string {only!r}")
+    picked = []
+    for wanted in only:
+        found = [c for c in conversations if same_conversation(c.name, wanted)]
+        if not found:
+            have = ", ".join(c.name for c in conversations)
+            raise FileNotFoundError(f"no LoCoMo conversation {wanted!r} in {directory} (it "
+                                    f"holds {have}). {how_to_get(directory)}")
+        if len(found) > 1:
+            raise ValueError(f"{len(found)} conversations in {directory} match {wanted!r}: "
+                             f"{', '.join(c.name for c in found)}")
+        picked.append(found[0])
+    return picked

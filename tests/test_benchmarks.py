@@ -103,9 +103,6 @@ def test_retrieval_benchmark_prints_its_table():
     assert rows[1][8] == f"{hits / len(gold):.3f}"
 
 
-LOCOMO = ROOT / ".." / "shared" / "data" / "locomo"
-
-
 def run_memory_policy(*args):
     done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -151,16 +148,34 @@ def test_memory_policy_benchmark_prints_its_table():
     assert "open-domain %" not in lines[0]          # the synthetic conversation has none
 
 
-def test_memory_policy_benchmark_on_the_shared_locomo_files():
+def test_memory_policy_benchmark_on_locomo_conversations_26_and_30():
     import pytest
 
-    if not LOCOMO.is_dir():
-        pytest.skip(f"the shared LoCoMo files are not here: {LOCOMO}")
     from kit.locomo import load_locomo_dir
 
+    try:                                   # from kit.locomo.data_dir(), as the benchmark reads
+        conversations = load_locomo_dir(only=["26", "30"])
+    except FileNotFoundError as exc:       # the reason says where the data comes from
+        pytest.skip(str(exc))
     strategies = ["sliding window", "BM25", "recall"]
-    lines = run_memory_policy("--data", str(LOCOMO), "--budgets", "2000", "--strategies",
-                              ",".join(strategies))
-    rows = check_memory_policy_output(lines, load_locomo_dir(LOCOMO), [2000], strategies)
-    assert [row[:2] for row in rows] == [[c, s] for c in ("26", "30") for s in strategies]
+    lines = run_memory_policy("--data", "--conversations", "26,30", "--budgets", "2000",
+                              "--strategies", ",".join(strategies))
+    rows = check_memory_policy_output(lines, conversations, [2000], strategies)
+    names = [c.name for c in conversations]              # 26, 30 (or conv-26, conv-30)
+    assert [row[:2] for row in rows] == [[c, s] for c in names for s in strategies]
+    assert [n.removeprefix("conv-") for n in names] == ["26", "30"]
     assert "open-domain %" in lines[0]
+
+
+def test_memory_policy_benchmark_without_data_says_how_to_get_it(tmp_path):
+    import os
+
+    env = dict(os.environ, LOCOMO_DIR=str(tmp_path / "absent"))
+    done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", "--data"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"no LoCoMo folder at {tmp_path / 'absent'}" in done.stderr
+    assert "https://github.com/snap-research/locomo" in done.stderr
+    done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", "--conversations",
+                           "26"], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2 and "--conversations needs --data" in done.stderr

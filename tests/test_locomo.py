@@ -1,4 +1,5 @@
-"""The LoCoMo loader: the conversation types, malformed files, the two shared files."""
+"""The LoCoMo loader: the conversation types, malformed files, where the data lives, and
+two real conversations (26 and 30) when the data is there."""
 import copy
 import json
 from collections import Counter
@@ -6,13 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from kit.locomo import (LocomoFormatError, LongConversation, LongTurn, Question, load_locomo,
-                        load_locomo_all, load_locomo_dir)
+from kit.locomo import (LOCOMO_URL, LocomoFormatError, LongConversation, LongTurn, Question,
+                        conversation_files, data_dir, how_to_get, load_locomo, load_locomo_all,
+                        load_locomo_dir, same_conversation)
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo"
-needs_data = pytest.mark.skipif(not (DATA / "26.json").exists() or not (DATA / "30.json").exists(),
-                                reason=f"LoCoMo files not found in {DATA} (they are not part of "
-                                       f"the repository; see ../shared/data/locomo/README.md)")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def locomo_26_and_30():
+    """Conversations 26 and 30 from kit.locomo.data_dir(), or skip saying how to get them."""
+    try:
+        return load_locomo_dir(only=["26", "30"])
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
 
 GOOD = {
     "speaker_a": "Ann", "speaker_b": "Bob",
@@ -165,10 +172,9 @@ def test_a_conversation_checks_its_own_invariants():
         LongConversation("x", ("Ann", "Ann"), (), ())
 
 
-@needs_data
-def test_the_shared_files_have_the_documented_counts():
-    convs = load_locomo_dir(DATA)
-    assert [(c.name, c.speakers, len(c.sessions), len(c.turns), len(c.questions)) for c in convs] == [
+def test_conversations_26_and_30_have_the_documented_counts():
+    convs = locomo_26_and_30()            # 26.json and 30.json, or the release's locomo10.json
+    assert [(c.name.removeprefix("conv-"), c.speakers, len(c.sessions), len(c.turns), len(c.questions)) for c in convs] == [
         ("26", ("Caroline", "Melanie"), 19, 419, 199), ("30", ("Jon", "Gina"), 19, 369, 105)]
     c26, c30 = convs
     assert Counter(q.category for q in c26.questions) == {1: 32, 2: 37, 3: 13, 4: 70, 5: 47}
@@ -231,3 +237,99 @@ def test_a_conversation_built_by_hand_refuses_names_and_dates_a_memory_would_ref
     with pytest.raises(ValueError, match=r"turn D1:2: text is not valid Unicode"):
         LongConversation("x", ("Ann", "Bob"), (ok, LongTurn("D1:2", "Ann", "y\ud800", 1, "d")),
                          ())
+
+
+# -- where the data lives -------------------------------------------------------------------
+def test_data_dir_is_locomo_dir_or_data_locomo_at_the_repository_root(monkeypatch, tmp_path):
+    monkeypatch.delenv("LOCOMO_DIR", raising=False)
+    assert data_dir() == ROOT / "data" / "locomo"
+    monkeypatch.setenv("LOCOMO_DIR", "   ")                    # blank counts as unset
+    assert data_dir() == ROOT / "data" / "locomo"
+    monkeypatch.setenv("LOCOMO_DIR", str(tmp_path / "x" / ".." / "lc"))
+    assert data_dir() == tmp_path / "lc"                       # absolute, resolved
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LOCOMO_DIR", "rel")                    # relative: from the cwd
+    assert data_dir() == tmp_path / "rel"
+
+
+def test_data_locomo_is_ignored_by_git():
+    lines = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert "/data/locomo/" in [line.strip() for line in lines]
+
+
+def test_how_to_get_names_the_release_the_file_the_folder_and_the_variable(monkeypatch,
+                                                                        tmp_path):
+    monkeypatch.setenv("LOCOMO_DIR", str(tmp_path))
+    line = how_to_get()
+    assert "\n" not in line and LOCOMO_URL == "https://github.com/snap-research/locomo"
+    for part in (LOCOMO_URL, "data/locomo10.json", str(tmp_path), "LOCOMO_DIR", "Maharana"):
+        assert part in line
+    assert str(tmp_path / "other") in how_to_get(tmp_path / "other")
+
+
+def test_conversation_files_lists_json_files_by_name(tmp_path):
+    assert conversation_files(tmp_path / "missing") == []
+    assert conversation_files(tmp_path) == []
+    write(tmp_path, GOOD, "30.json")
+    write(tmp_path, [GOOD], "locomo10.json")
+    write(tmp_path, GOOD, "26.json")
+    (tmp_path / "README.md").write_text("about the files")
+    (tmp_path / "dir.json").mkdir()
+    assert [p.name for p in conversation_files(tmp_path)] == ["26.json", "30.json",
+                                                              "locomo10.json"]
+
+
+def release(tmp_path, ids=(26, 30, 41)):
+    """A locomo10.json-like file: a list of nested conversations named conv-<id>."""
+    items = [{"sample_id": f"conv-{i}", "qa": GOOD["qa"][:1 + k],
+              "conversation": {k2: v for k2, v in GOOD.items() if k2 != "qa"}}
+             for k, i in enumerate(ids)]
+    return write(tmp_path, items, "locomo10.json")
+
+
+def test_the_release_file_in_the_data_folder_is_read_by_default(monkeypatch, tmp_path):
+    release(tmp_path)
+    monkeypatch.setenv("LOCOMO_DIR", str(tmp_path))
+    assert [c.name for c in load_locomo_dir()] == ["conv-26", "conv-30", "conv-41"]
+    picked = load_locomo_dir(only=["30", "conv-26"])             # in the order asked
+    assert [(c.name, len(c.questions)) for c in picked] == [("conv-30", 2), ("conv-26", 1)]
+
+
+def test_only_matches_a_file_name_or_a_sample_id(tmp_path):
+    write(tmp_path, GOOD, "26.json")
+    assert [c.name for c in load_locomo_dir(tmp_path, only=["conv-26"])] == ["26"]
+    assert same_conversation("conv-26", "26") and same_conversation("26", "26")
+    assert not same_conversation("conv-26", "2") and not same_conversation("126", "26")
+
+
+def test_only_refuses_a_missing_an_ambiguous_or_a_string_name(tmp_path):
+    release(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"no LoCoMo conversation '7' in .*holds "
+                                                r"conv-26, conv-30, conv-41.*snap-research"):
+        load_locomo_dir(tmp_path, only=["26", "7"])
+    write(tmp_path, GOOD, "26.json")
+    with pytest.raises(ValueError, match="2 conversations .* match '26': 26, conv-26"):
+        load_locomo_dir(tmp_path, only=["26"])
+    with pytest.raises(TypeError, match="list of names"):
+        load_locomo_dir(tmp_path, only="26")
+
+
+def test_a_missing_data_folder_says_how_to_get_the_data(monkeypatch, tmp_path):
+    monkeypatch.setenv("LOCOMO_DIR", str(tmp_path / "absent"))
+    with pytest.raises(FileNotFoundError) as info:
+        load_locomo_dir()
+    assert str(info.value) == f"no LoCoMo folder at {tmp_path / 'absent'}. {how_to_get()}"
+    (tmp_path / "absent").mkdir()
+    with pytest.raises(FileNotFoundError, match="no .json files in .*set LOCOMO_DIR"):
+        load_locomo_dir()
+
+
+def test_nothing_a_learner_reads_points_outside_the_repository():
+    """The data once lived next to the project; no code, test or lesson may say so."""
+    outside = "../" + "shared"                           # split, so this file passes too
+    files = [p for d in ("kit", "benchmarks", "tests") for p in (ROOT / d).rglob("*.py")]
+    files += sorted((ROOT / "solutions").glob("*.ipynb"))
+    assert files
+    offenders = [str(p.relative_to(ROOT)) for p in files
+                 if outside in p.read_text(encoding="utf-8")]
+    assert not offenders, f"{outside} in {offenders}: use kit.locomo.data_dir()"
