@@ -212,7 +212,7 @@ def test_execute_fails_loudly_naming_notebook_and_cell(repo, capsys):
 
 def test_execute_unknown_lesson_name(repo, capsys):
     assert lessons.main(["execute", "02_missing"]) == 1
-    assert "solutions/02_missing.ipynb does not exist" in capsys.readouterr().err
+    assert "no single lesson '02_missing' in solutions/ (lessons: none)" in capsys.readouterr().err
 
 
 def test_command_line_exit_code(tmp_path):
@@ -313,8 +313,9 @@ def test_reset_restores_one_lesson_and_keeps_a_backup(repo, capsys):
 
 
 @pytest.mark.parametrize("names, message", [
-    ([], "name the lesson"), (["07"], "no single lesson numbered '07'"),
-    (["01", "09_nope"], "notebooks/09_nope.ipynb does not exist")])
+    ([], "name the lesson"), (["07"], "no single lesson '07' in notebooks/"),
+    (["01", "09_nope"], "no single lesson '09_nope' in notebooks/ (lessons: 01_a)"),
+    (["../01_a.json"], "no single lesson '../01_a.json'")])
 def test_reset_refuses_unknown_lessons_and_changes_nothing(repo, capsys, names, message):
     (repo / "notebooks").mkdir()
     (repo / "notebooks" / "01_a.ipynb").write_text(lessons.render(notebook(executed("x = 1"))))

@@ -50,9 +50,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS, SOLUTIONS = ROOT / "notebooks", ROOT / "solutions"
-LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+import lessons  # tools/lessons.py, beside this file
+
+ROOT = lessons.ROOT
+NOTEBOOKS, SOLUTIONS = lessons.NOTEBOOKS, lessons.SOLUTIONS
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync",
@@ -88,20 +89,15 @@ STATUS_JS = """() => ({
 def resolve_names(names: list[str], folder: Path = NOTEBOOKS) -> list[str]:
     """Lesson stems for `names` (numbers like "03", stems, file names); all if empty.
 
-    Raises ValueError naming an unknown or ambiguous lesson.
+    Raises ValueError naming an unknown or ambiguous lesson (the rule of
+    `lessons.lesson_path`).
     """
-    lessons = [path.stem for path in sorted(folder.glob(LESSON_GLOB))]
     if not names:
-        return lessons
-    chosen = []
-    for name in names:
-        stem = Path(name).name.removesuffix(".ipynb")
-        found = [s for s in lessons if s == stem or s.split("_", 1)[0] == stem]
-        if len(found) != 1:
-            raise ValueError(f"no single lesson {name!r} in {folder.name}/ "
-                             f"(lessons: {', '.join(lessons) or 'none'})")
-        chosen.append(found[0])
-    return chosen
+        return [path.stem for path in lessons.lesson_paths(folder)]
+    try:
+        return [lessons.lesson_path(name, folder).stem for name in names]
+    except lessons.LessonError as err:
+        raise ValueError(str(err)) from None
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

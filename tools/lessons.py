@@ -302,20 +302,16 @@ def generate(force: bool = False) -> list[str]:
 
 
 def lesson_path(name: str, folder: Path = SOLUTIONS) -> Path:
-    """<folder>/<name>.ipynb for a lesson name or number ("03"); raises LessonError if
-    there is no such lesson (or a number names more than one)."""
-    file_name = Path(name).name
-    if re.fullmatch(r"\d{2}", file_name):
-        found = sorted(folder.glob(f"{file_name}_*.ipynb"))
-        if len(found) == 1:
-            return found[0]
-        names = ", ".join(p.stem for p in lesson_paths(folder)) or "none"
-        raise LessonError(f"no single lesson numbered {name!r} in {folder.name}/ "
-                          f"(lessons: {names})")
-    path = folder / (file_name if file_name.endswith(".ipynb") else file_name + ".ipynb")
-    if not path.is_file():
-        raise LessonError(f"no lesson {name!r}: {folder.name}/{path.name} does not exist")
-    return path
+    """The lesson of `folder` that `name` names: its number ("03"), its stem
+    ("03_summary_memory") or its file name (a leading folder is ignored). Raises
+    LessonError naming `name` and the lessons there when none (or several) match."""
+    stem = Path(name).name.removesuffix(".ipynb")
+    lessons = lesson_paths(folder)
+    found = [p for p in lessons if stem in (p.stem, p.stem.split("_", 1)[0])]
+    if len(found) != 1:
+        names = ", ".join(p.stem for p in lessons) or "none"
+        raise LessonError(f"no single lesson {name!r} in {folder.name}/ (lessons: {names})")
+    return found[0]
 
 
 def solution_path(name: str) -> Path:
