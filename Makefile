@@ -3,13 +3,13 @@
 #   make install    create .venv and install the kit with [lab,dev] extras
 #   make lab        copy the lessons you do not have yet into work/ (never overwriting
 #                   one) and open JupyterLab there (options: LAB_ARGS="...")
-#   make reset LESSON=03   a fresh copy of one lesson in work/ (the old one goes to
-#                   work/.backup/)
+#   make reset LESSON=03   a fresh copy of one lesson in work/ (a changed copy is kept
+#                   in work/backups/ first, under a new name each time)
 #   make test       run the test suite (unit tests, nbval on solutions/, notebook checks);
 #                   pass pytest options with ARGS, e.g. make test ARGS="-k tokens"
 #   make test-browser  run every learner lesson in JupyterLab in headless Chromium
 #   make notebooks  re-execute solutions/ and regenerate notebooks/ (refuses to overwrite
-#                   a notebooks/ file with answers in it unless FORCE=1)
+#                   a changed notebooks/ file unless FORCE=1)
 #   make clean      remove .venv, build output and caches (work/ is kept)
 
 PYTHON ?= python3
@@ -60,7 +60,7 @@ test-browser: $(VENV)/.browser
 
 notebooks: install
 	$(BIN)/python tools/lessons.py execute
-	$(BIN)/python tools/lessons.py generate $(if $(FORCE),--force)
+	$(BIN)/python tools/lessons.py generate $(if $(filter 1 yes true,$(FORCE)),--force)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -328,6 +328,9 @@ def _read_json(path: Path) -> object:
     try:
         with open(path, encoding="utf-8-sig") as f:        # a byte order mark is skipped
             return json.load(f)
+    except PermissionError as exc:
+        raise PermissionError(f"cannot read the LoCoMo file {path}: "
+                              f"{exc.strerror}") from exc
     except json.JSONDecodeError as exc:
         raise LocomoFormatError(f"{path.name}: not JSON ({exc})") from exc
     except RecursionError:
@@ -341,7 +344,8 @@ def load_locomo_all(path: str | Path, captions: bool = True) -> list[LongConvers
     """Every conversation in one file: a single object, or a list of them as in the
     released ``locomo10.json`` (named by their ``sample_id``).
 
-    Raises FileNotFoundError for a missing file and :class:`LocomoFormatError` naming
+    Raises FileNotFoundError for a missing file, PermissionError ("cannot read the LoCoMo
+    file <path>: ...") for one that cannot be read, and :class:`LocomoFormatError` naming
     the file and field for anything malformed.
     """
     path = Path(path)
@@ -356,8 +360,9 @@ def load_locomo(path: str | Path, captions: bool = True) -> LongConversation:
     """The one conversation in a LoCoMo file, named after the file (``26.json`` -> "26")
     or its ``sample_id``. ``captions``: append photo captions to the text (see above).
 
-    Raises FileNotFoundError, and :class:`LocomoFormatError` for malformed input or a
-    file holding several conversations (use :func:`load_locomo_all` for those).
+    Raises FileNotFoundError, PermissionError (as :func:`load_locomo_all`), and
+    :class:`LocomoFormatError` for malformed input or a file holding several conversations
+    (use :func:`load_locomo_all` for those).
     """
     conversations = load_locomo_all(path, captions)
     if len(conversations) != 1:
@@ -384,8 +389,16 @@ def data_dir() -> Path:
 def how_to_get(folder: str | Path | None = None) -> str:
     """One line: where LoCoMo comes from and how to get it into ``folder`` (default
     :func:`data_dir`). Used by every "no data" message of the kit, the tests and lesson 09.
+    If ``folder`` is a file, the line says so instead (and, when ``$LOCOMO_DIR`` named it,
+    that the variable must name a folder).
     """
     folder = data_dir() if folder is None else Path(folder)
+    if folder.is_file():
+        holder = f"the folder that holds the LoCoMo .json files (such as {folder.parent})."
+        if os.environ.get(LOCOMO_ENV, "").strip() and folder.resolve() == data_dir():
+            return (f"{LOCOMO_ENV} must name a folder, but it names the file {folder}: set it "
+                    f"to {holder}")
+        return f"{folder} is a file, not a folder: name {holder}"
     return (f"LoCoMo (Maharana et al., ACL 2024) is not part of this repository: save "
             f"data/locomo10.json from its public release, {LOCOMO_URL}, in {folder} (unzip "
             f"data/locomo10.zip there if the release holds that), or set {LOCOMO_ENV} to a "
@@ -396,12 +409,20 @@ def conversation_files(directory: str | Path | None = None) -> list[Path]:
     """The ``*.json`` files of ``directory`` (default :func:`data_dir`), sorted by file
     name: the release's ``locomo10.json`` (a list of ten conversations), one file per
     conversation (``26.json``), or both. Other files are ignored. An empty list when the
-    folder does not exist or holds no ``.json`` file; nothing is read or checked here.
+    folder does not exist or holds no ``.json`` file; no file is read or checked here.
+    Raises PermissionError ("cannot read the LoCoMo folder <folder>: ...") if the folder
+    exists but cannot be listed.
     """
     directory = data_dir() if directory is None else Path(directory)
     if not directory.is_dir():
         return []
-    return sorted((p for p in directory.glob("*.json") if p.is_file()), key=lambda p: p.name)
+    try:
+        with os.scandir(directory) as entries:
+            names = [e.name for e in entries if e.name.endswith(".json") and e.is_file()]
+    except PermissionError as exc:
+        raise PermissionError(f"cannot read the LoCoMo folder {directory}: "
+                              f"{exc.strerror}") from exc
+    return [directory / name for name in sorted(names)]
 
 
 def _short(name: str) -> str:
@@ -420,35 +441,50 @@ def load_locomo_dir(directory: str | Path | None = None, captions: bool = True, 
     """All conversations in the ``*.json`` files of ``directory`` (default
     :func:`data_dir`), file by file in name order, each file's in its own order.
 
-    ``only``: names of the conversations to keep, returned in that order; ``"26"``
-    matches both ``26`` (from ``26.json``) and ``conv-26`` (the release's ``sample_id``),
-    see :func:`same_conversation`. ``captions``: as in :func:`load_locomo`.
+    ``only``: a list or tuple of names (str) of the conversations to keep, returned in
+    that order; ``"26"`` matches both ``26`` (from ``26.json``) and ``conv-26`` (the
+    release's ``sample_id``), see :func:`same_conversation`. ``captions``: as in
+    :func:`load_locomo`.
 
-    Raises FileNotFoundError (its message ends with :func:`how_to_get`'s line) if the folder
-    does not exist, holds no ``.json`` file, or holds none of a conversation ``only``
-    names; :class:`LocomoFormatError` for the first malformed file; ValueError if two
-    conversations match one name of ``only``.
+    Raises TypeError if ``only`` is not a list or tuple of str; ValueError if it names a
+    conversation twice (``"26"`` and ``"conv-26"`` count as the same), or if the folder
+    holds a conversation more than once, ``only`` or not (say ``26.json`` next to the release's
+    ``locomo10.json``: the message names the files; keep one); FileNotFoundError if the
+    folder does not exist or holds no ``.json`` file (the message ends with
+    :func:`how_to_get`'s line), or holds none of a conversation ``only`` names (the
+    message says which it holds); PermissionError naming the folder or the file that
+    cannot be read; :class:`LocomoFormatError` for the first malformed file.
     """
+    if only is not None:
+        if not isinstance(only, (list, tuple)) or not all(isinstance(n, str) for n in only):
+            raise TypeError(f"only must be a list or tuple of names (str), got {only!r:.80}")
+        for i, wanted in enumerate(only):
+            earlier = next((n for n in only[:i] if same_conversation(n, wanted)), None)
+            if earlier is not None:
+                spelled = f" (as {earlier!r} and {wanted!r})" if earlier != wanted else ""
+                raise ValueError(f"only names the conversation {wanted!r} twice{spelled}")
     directory = data_dir() if directory is None else Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"no LoCoMo folder at {directory}. {how_to_get(directory)}")
     files = conversation_files(directory)
     if not files:
         raise FileNotFoundError(f"no .json files in {directory}. {how_to_get(directory)}")
-    conversations = [c for f in files for c in load_locomo_all(f, captions)]
+    held = [(f, c) for f in files for c in load_locomo_all(f, captions)]
+    for _, conversation in held:                 # one conversation in two files: refuse
+        found = [(f, c) for f, c in held if same_conversation(c.name, conversation.name)]
+        if len(found) > 1:
+            places = ", ".join(f"{f.name} (as {c.name})" for f, c in found)
+            raise ValueError(f"conversation {_short(conversation.name)!r} is in {len(found)} "
+                             f"places in {directory}: {places}; keep only one of them there, "
+                             f"or it would be counted twice")
     if only is None:
-        return conversations
-    if isinstance(only, str):
-        raise TypeError(f"only must be a list of names, got the string {only!r}")
+        return [c for _, c in held]
     picked = []
     for wanted in only:
-        found = [c for c in conversations if same_conversation(c.name, wanted)]
+        found = [c for _, c in held if same_conversation(c.name, wanted)]
         if not found:
-            have = ", ".join(c.name for c in conversations)
+            have = ", ".join(c.name for _, c in held)
             raise FileNotFoundError(f"no LoCoMo conversation {wanted!r} in {directory} (it "
-                                    f"holds {have}). {how_to_get(directory)}")
-        if len(found) > 1:
-            raise ValueError(f"{len(found)} conversations in {directory} match {wanted!r}: "
-                             f"{', '.join(c.name for c in found)}")
+                                    f"holds {have})")
         picked.append(found[0])
     return picked

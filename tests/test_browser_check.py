@@ -1,6 +1,11 @@
 """Unit tests of the pure parts of tools/browser_check.py (no browser, no JupyterLab)."""
+import contextlib
+import os
+import signal
 import subprocess
 import sys
+import time
+import types
 from pathlib import Path
 
 import pytest
@@ -33,13 +38,13 @@ def test_resolve_names_defaults_to_every_lesson_in_order(lessons):
     assert bc.resolve_names([], lessons) == ["01_tokens", "02_window", "03_summary"]
 
 
-@pytest.mark.parametrize("name", ["03", "03_summary", "03_summary.ipynb",
+@pytest.mark.parametrize("name", ["03", "3", "03_summary", "03_summary.ipynb",
                                   "notebooks/03_summary.ipynb"])
 def test_resolve_names_accepts_numbers_stems_and_files(lessons, name):
     assert bc.resolve_names([name], lessons) == ["03_summary"]
 
 
-@pytest.mark.parametrize("name", ["04", "3", "summary", "notes"])
+@pytest.mark.parametrize("name", ["04", "summary", "notes"])
 def test_resolve_names_rejects_unknown_lessons(lessons, name):
     with pytest.raises(ValueError, match="01_tokens, 02_window, 03_summary"):
         bc.resolve_names([name], lessons)
@@ -126,3 +131,83 @@ def test_missing_tools_exit_2_with_install_hints(monkeypatch, capsys, tmp_path):
 def test_unknown_lesson_exits_2(capsys):
     assert bc.main(["99"]) == 2
     assert "no single lesson '99'" in capsys.readouterr().err
+
+
+def test_resolve_names_drops_repeats_keeping_order(lessons):
+    assert bc.resolve_names(["03", "01", "03_summary", "01"], lessons) == ["03_summary",
+                                                                          "01_tokens"]
+
+
+def test_a_directory_is_not_a_chromium_binary(monkeypatch, tmp_path):
+    monkeypatch.setenv("CHROMIUM", str(tmp_path))
+    found = bc.find_tools()
+    assert isinstance(found, str) and f"Chromium not found at {tmp_path}" in found
+
+
+def test_screenshots_at_an_existing_file_exits_2(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(bc, "find_tools", lambda: ("chromium", None))
+    monkeypatch.setattr(bc, "run_lessons", lambda *a: pytest.fail("ran the lessons"))
+    shots = tmp_path / "shots.png"
+    shots.write_text("not a folder")
+    assert bc.main(["01", "--screenshots", str(shots)]) == 2
+    assert capsys.readouterr().err == (f"error: --screenshots {shots}: cannot make the "
+                                       f"screenshot folder (it is a file, not a folder)\n")
+    assert bc.main(["01", "--screenshots", str(shots / "sub")]) == 2    # below a file
+    assert f"Not a directory: {shots / 'sub'}" in capsys.readouterr().err
+
+
+class Unhandled(Exception):
+    """SIGTERM reached the test's own handler: the code under test installed none."""
+
+
+@pytest.fixture
+def guard():
+    """A SIGTERM handler for the test, so a missing one fails the test, not pytest."""
+    def unhandled(signum, frame):
+        raise Unhandled("SIGTERM was not handled")
+    previous = signal.signal(signal.SIGTERM, unhandled)
+    yield unhandled
+    signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigterm_raises_terminated_inside_and_restores_the_old_handler(guard):
+    before = signal.getsignal(signal.SIGTERM)
+    with bc.stop_on_sigterm():
+        assert signal.getsignal(signal.SIGTERM) is not before
+        with pytest.raises(bc.Terminated):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)                       # the handler raises before this ends
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN   # once is enough
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_sigterm_during_a_run_stops_the_lab(monkeypatch, capsys, tmp_path, guard):
+    """No browser, no JupyterLab: a stand-in lab process, and a browser launch that gets
+    SIGTERM (as from a CI timeout); the lab must be gone and the exit code 143."""
+    labs = []
+
+    def fake_lab(root, port, token):
+        labs.append(subprocess.Popen(["sleep", "60"], start_new_session=True))
+        return labs[-1]
+
+    class Chromium:
+        def launch(self, **kwargs):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+
+    @contextlib.contextmanager
+    def fake_playwright():
+        yield types.SimpleNamespace(chromium=Chromium())
+
+    monkeypatch.setattr(bc, "make_workspace", lambda root: None)
+    monkeypatch.setattr(bc, "start_lab", fake_lab)
+    monkeypatch.setattr(bc, "find_tools", lambda: ("chromium", fake_playwright))
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        assert bc.main(["01", "--screenshots", str(tmp_path)]) == 143
+        assert labs and labs[0].poll() is not None          # the lab was stopped
+    finally:
+        for lab in labs:                                    # even if the test failed
+            bc.stop_lab(lab)
+    assert "terminated; JupyterLab stopped" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) is before

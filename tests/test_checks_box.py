@@ -88,3 +88,41 @@ def test_a_notebook_shows_the_box_instead_of_a_traceback():
     shown = [ANSI.sub("", line) for line in error.traceback]
     assert shown[0] == "✗ Check failed in check_total_prompt_tokens" and len(shown) <= 8, shown
     assert not any("kit/checks" in line or "Traceback" in line for line in shown)
+
+
+def raises_with(text):
+    def window(messages, max_messages):
+        raise ValueError(text)
+    return window
+
+
+def test_a_huge_learner_message_stays_a_short_box():
+    lines = box_of(check_window, raises_with("x" * 200_000 + "\n" * 500))
+    assert len(lines) <= 18 and all(len(line) <= 88 for line in lines)
+
+
+def test_learner_text_cannot_pose_as_the_checkers_why_and_hint_or_send_escapes():
+    lines = box_of(check_window, raises_with("\x1b[2JWhy: because Hint: use a dict"))
+    assert sum(line.startswith("  Hint: ") for line in lines) == 1
+    assert lines[-2].startswith("  Hint: ") and "use a dict" not in lines[-2]
+    assert not any("\x1b[2J" in line for line in lines)
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no str")
+
+
+def test_an_exception_that_cannot_be_printed_is_named_by_its_type():
+    def window(messages, max_messages):
+        raise Unprintable()
+    text = " ".join(" ".join(box_of(check_window, window)).split())
+    assert "Unprintable: <a Unprintable that cannot be printed>" in text
+
+
+def test_the_box_never_fails_on_an_odd_message():
+    class Odd:
+        def __str__(self):
+            raise RuntimeError("no str")
+    lines = [ANSI.sub("", line) for line in CheckFailed(Odd())._render_traceback_()]
+    assert lines == ["✗ Check failed", "  <a CheckFailed that cannot be printed>"]

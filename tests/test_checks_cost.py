@@ -210,7 +210,7 @@ def test_chat_learner_exception_names_the_call():
 
 def test_call_pure_wraps_unexpected_exceptions_with_the_inputs():
     with pytest.raises(CheckFailed, match=r"pick\(\[\], 2\) raised IndexError: list index "
-                                          r"out of range\. Run that call yourself") as failure:
+                                          r"out of range\. Hint: Run that call yourself") as failure:
         call_pure(lambda xs, i: xs[i], [], 2, name="pick")
     assert isinstance(failure.value.__cause__, IndexError)
 
@@ -221,7 +221,7 @@ def test_call_pure_lets_expected_exceptions_through():
 
     with pytest.raises(ValueError, match="bad n: 0"):
         call_pure(strict, 0, name="strict", expected=(ValueError,))
-    with pytest.raises(CheckFailed, match=r"strict\(0\) raised ValueError: bad n: 0\. "
+    with pytest.raises(CheckFailed, match=r"strict\(0\) raised ValueError: bad n: 0\. Hint: "
                                           r"Say why\."):
         call_pure(strict, 0, name="strict", expected=(TimeoutError,), hint="Say why.")
 

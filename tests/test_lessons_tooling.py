@@ -190,7 +190,8 @@ def test_execute_generate_check_round_trip(repo, capsys):
     capsys.readouterr()
     assert lessons.main(["generate"]) == 0
     assert "deleted notebooks/99_removed.ipynb" in capsys.readouterr().out
-    assert [p.name for p in (repo / "notebooks").iterdir()] == ["01_demo.ipynb"]
+    assert sorted(p.name for p in (repo / "notebooks").iterdir()) == [
+        ".generated.json", "01_demo.ipynb"]
     learner = repo / "notebooks" / "01_demo.ipynb"
     assert learner.read_text(encoding="utf-8") == lessons.render(
         lessons.learner_version(solved, "01_demo.ipynb"))
@@ -270,11 +271,43 @@ def test_generate_refuses_to_overwrite_work_unless_forced(repo, capsys):
     before = path.read_text(encoding="utf-8")
     assert lessons.main(["generate"]) == 1
     err = capsys.readouterr().err
-    assert "01_demo.ipynb" in err and "work/" in err and "FORCE=1" in err
+    assert "01_demo.ipynb" in err and "work/mine-01_demo.ipynb" in err and "FORCE=1" in err
     assert path.read_text(encoding="utf-8") == before
     (repo / "solutions" / "01_demo.ipynb").unlink()          # a delete is refused too
     assert lessons.main(["generate"]) == 1 and path.read_text(encoding="utf-8") == before
     assert lessons.main(["generate", "--force"]) == 0 and not path.exists()
+
+
+@pytest.mark.parametrize("edit", ["a note", "half an answer", "a space"])
+def test_any_change_to_a_generated_notebook_is_kept(repo, capsys, edit):
+    """With the manifest, a change that leaves the stub in place is work too."""
+    write_lesson(repo, new_markdown_cell("# Demo"), new_code_cell(EXERCISE, metadata={"tags": ["exercise"]}))
+    assert lessons.main(["generate"]) == 0
+    path = repo / "notebooks" / "01_demo.ipynb"
+    nb = lessons.read(path)
+    if edit == "a note":
+        nb.cells.append(new_markdown_cell("MY NOTES: ask about keep_recent"))
+    elif edit == "half an answer":
+        nb.cells[1].source = nb.cells[1].source.replace("    raise", "    words = text.split()\n    raise")
+    text = lessons.render(nb) + (" " if edit == "a space" else "")
+    path.write_text(text, encoding="utf-8")
+    write_lesson(repo, new_markdown_cell("# Demo, revised"),
+                 new_code_cell(EXERCISE, metadata={"tags": ["exercise"]}))
+    assert lessons.main(["generate"]) == 1 and "changed since it was generated" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_generate_leaves_other_files_in_notebooks_alone_and_check_sees_the_manifest(repo, capsys):
+    write_lesson(repo, new_code_cell("x = 1"))
+    (repo / "notebooks").mkdir()
+    for name in ("Untitled.ipynb", "my notes.ipynb"):
+        (repo / "notebooks" / name).write_text("{}", encoding="utf-8")
+    assert lessons.main(["generate"]) == 0
+    assert (repo / "notebooks" / "Untitled.ipynb").exists()
+    assert (repo / "notebooks" / "my notes.ipynb").exists()
+    assert lessons.main(["check"]) == 0
+    (repo / "notebooks" / ".generated.json").unlink()
+    assert lessons.main(["check"]) == 1 and "notebooks/.generated.json" in capsys.readouterr().err
 
 
 def test_workspace_copies_missing_lessons_and_never_overwrites(repo, capsys):
@@ -295,7 +328,7 @@ def test_workspace_copies_missing_lessons_and_never_overwrites(repo, capsys):
     assert "your copies are unchanged" in capsys.readouterr().out
 
 
-def test_reset_restores_one_lesson_and_keeps_a_backup(repo, capsys):
+def test_reset_restores_one_lesson_and_keeps_every_changed_copy(repo, capsys):
     (repo / "notebooks").mkdir()
     for name in ("01_a.ipynb", "02_b.ipynb"):
         (repo / "notebooks" / name).write_text(lessons.render(notebook(executed("x = 1"))))
@@ -304,12 +337,21 @@ def test_reset_restores_one_lesson_and_keeps_a_backup(repo, capsys):
     fresh = (work / "01_a.ipynb").read_text(encoding="utf-8")
     for name in ("01_a.ipynb", "02_b.ipynb"):
         (work / name).write_text("my answers", encoding="utf-8")
-    assert lessons.main(["reset", "01"]) == 0
-    assert "reset work/01_a.ipynb" in capsys.readouterr().out
+    assert lessons.main(["reset", "1"]) == 0                    # "1" is lesson 01
+    assert "your previous copy is work/backups/01_a-1.ipynb" in capsys.readouterr().out
     assert (work / "01_a.ipynb").read_text(encoding="utf-8") == fresh
-    assert (work / ".backup" / "01_a.ipynb").read_text(encoding="utf-8") == "my answers"
+    assert (work / "backups" / "01_a-1.ipynb").read_text(encoding="utf-8") == "my answers"
     assert (work / "02_b.ipynb").read_text(encoding="utf-8") == "my answers"
-    assert lessons.main(["reset", "02_b"]) == 0 and "reset work/02_b" in capsys.readouterr().out
+    assert lessons.main(["reset", "01"]) == 0                   # untouched: no new backup
+    assert "it had no changes" in capsys.readouterr().out
+    (work / "01_a.ipynb").write_text("second try", encoding="utf-8")
+    assert lessons.main(["reset", "01_a"]) == 0
+    assert "work/backups/01_a-2.ipynb" in capsys.readouterr().out
+    assert sorted(p.name for p in (work / "backups").iterdir()) == ["01_a-1.ipynb", "01_a-2.ipynb"]
+    assert (work / "backups" / "01_a-1.ipynb").read_text(encoding="utf-8") == "my answers"
+    assert (work / "backups" / "01_a-2.ipynb").read_text(encoding="utf-8") == "second try"
+    (work / "02_b.ipynb").unlink()
+    assert lessons.main(["reset", "02"]) == 0 and "created work/02_b" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("names, message", [
@@ -324,4 +366,61 @@ def test_reset_refuses_unknown_lessons_and_changes_nothing(repo, capsys, names, 
     assert lessons.main(["reset", *names]) == 1
     assert message in capsys.readouterr().err
     assert (repo / "work" / "01_a.ipynb").read_text(encoding="utf-8") == "my answers"
-    assert not (repo / "work" / ".backup").exists()
+    assert not (repo / "work" / "backups").exists()
+
+
+@pytest.mark.parametrize("dest, message", [
+    ("", "--dest is blank"), ("solutions", "inside solutions/"),
+    ("notebooks/sub", "inside notebooks/"), ("afile", "is a file")])
+def test_the_learner_folder_is_never_a_checked_one_or_a_file(repo, capsys, dest, message):
+    (repo / "notebooks").mkdir()
+    (repo / "notebooks" / "01_a.ipynb").write_text(lessons.render(notebook(executed("x = 1"))))
+    (repo / "afile").write_text("x", encoding="utf-8")
+    for command in (["workspace"], ["reset", "01"]):
+        assert lessons.main([*command, "--dest", str(repo / dest) if dest else ""]) == 1
+        assert message in capsys.readouterr().err
+    assert sorted(p.name for p in (repo / "solutions").iterdir()) == []
+    assert sorted(p.name for p in (repo / "notebooks").iterdir()) == ["01_a.ipynb"]
+
+
+def test_links_and_folders_in_work_are_not_written_through(repo, capsys):
+    (repo / "notebooks").mkdir()
+    for name in ("01_a.ipynb", "02_b.ipynb"):
+        (repo / "notebooks" / name).write_text(lessons.render(notebook(executed("x = 1"))))
+    (repo / "work").mkdir()
+    outside = repo / "outside.ipynb"
+    outside.write_text("precious", encoding="utf-8")
+    (repo / "work" / "01_a.ipynb").symlink_to(outside)
+    (repo / "work" / "02_b.ipynb").symlink_to(repo / "missing.ipynb")     # dangling
+    assert lessons.workspace() == [] and not (repo / "missing.ipynb").exists()
+    assert lessons.main(["reset", "01"]) == 0
+    assert outside.read_text(encoding="utf-8") == "precious"
+    assert not (repo / "work" / "01_a.ipynb").is_symlink()
+    (repo / "work" / "02_b.ipynb").unlink()
+    (repo / "work" / "02_b.ipynb").mkdir()
+    before = (repo / "work" / "01_a.ipynb").read_text(encoding="utf-8")
+    (repo / "work" / "01_a.ipynb").write_text("answers", encoding="utf-8")
+    assert lessons.main(["reset", "01", "02"]) == 1              # checked before any write
+    assert "work/02_b.ipynb is a folder" in capsys.readouterr().err
+    assert (repo / "work" / "01_a.ipynb").read_text(encoding="utf-8") == "answers"
+    assert before != "answers"
+
+
+def test_a_corrupt_lesson_is_a_clear_error_and_nothing_is_copied(repo, capsys):
+    (repo / "notebooks").mkdir()
+    (repo / "notebooks" / "01_a.ipynb").write_text(lessons.render(notebook(executed("x = 1"))))
+    (repo / "notebooks" / "02_b.ipynb").write_text("{not json", encoding="utf-8")
+    assert lessons.main(["workspace"]) == 1
+    assert capsys.readouterr().err.startswith("error: ") and not (repo / "work").exists()
+
+
+def test_coalesce_streams_merges_adjacent_prints_of_one_stream():
+    cell = executed("print('a')")
+    cell.outputs = [new_output("stream", name="stdout", text="PASS x"),
+                    new_output("stream", name="stdout", text="\n"),
+                    new_output("stream", name="stderr", text="warn\n"),
+                    new_output("stream", name="stdout", text="b\n")]
+    nb = notebook(cell)
+    lessons.coalesce_streams(nb)
+    assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
+        ("stdout", "PASS x\n"), ("stderr", "warn\n"), ("stdout", "b\n")]

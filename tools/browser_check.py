@@ -16,7 +16,9 @@ code cell has run, asserts that
 
 Cells are numbered from 0, as in the .ipynb file. It prints `PASS name` or
 `FAIL name: reason; reason` per lesson, then `browser: N passed, M failed`, and
-exits 0 if every lesson passed, 1 if not, 2 if Chromium or Playwright is missing.
+exits 0 if every lesson passed, 1 if not, 2 if Chromium or Playwright is missing
+(or the screenshot folder cannot be made), 130 on Ctrl-C and 143 on SIGTERM (as from
+a CI timeout); JupyterLab is stopped in every case.
 Screenshots (one per lesson, plus the lesson-03 explorer after the slider moved)
 go to build/browser/. All nine lessons take about two minutes.
 
@@ -24,7 +26,8 @@ Usage (from the repository root):
 
     .venv/bin/python tools/browser_check.py [NAMES...] [--screenshots DIR]
 
-NAMES are lesson numbers or names (`03`, `03_summary_memory`); default: all.
+NAMES are lesson numbers or names (`03`, `03_summary_memory`); default: all. A
+lesson named twice runs once.
 
 Needs Debian's Chromium (`apt-get install -y chromium`; another binary via the
 CHROMIUM environment variable) and the PyPI package playwright
@@ -36,6 +39,7 @@ fresh); no other host is contacted, and a page request to one is a failure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -88,6 +92,7 @@ STATUS_JS = """() => ({
 
 def resolve_names(names: list[str], folder: Path = NOTEBOOKS) -> list[str]:
     """Lesson stems for `names` (numbers like "03", stems, file names); all if empty.
+    A lesson named twice (`01 01`, `01 01_tokens`) is kept once, where first named.
 
     Raises ValueError naming an unknown or ambiguous lesson (the rule of
     `lessons.lesson_path`).
@@ -95,7 +100,7 @@ def resolve_names(names: list[str], folder: Path = NOTEBOOKS) -> list[str]:
     if not names:
         return [path.stem for path in lessons.lesson_paths(folder)]
     try:
-        return [lessons.lesson_path(name, folder).stem for name in names]
+        return list(dict.fromkeys(lessons.lesson_path(name, folder).stem for name in names))
     except lessons.LessonError as err:
         raise ValueError(str(err)) from None
 
@@ -192,12 +197,16 @@ def start_lab(root: Path, port: int, token: str) -> subprocess.Popen:
         server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
                                   start_new_session=True)  # Ctrl-C here does not reach it
     deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            api(port, token, "status")
-            return server
-        except OSError:
-            time.sleep(POLL)
+    try:
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                api(port, token, "status")
+                return server
+            except OSError:
+                time.sleep(POLL)
+    except BaseException:  # Ctrl-C or SIGTERM while waiting: the caller has no server yet
+        stop_lab(server)
+        raise
     stop_lab(server)
     tail = (root / "jupyter.log").read_text(encoding="utf-8")[-2000:]
     raise RuntimeError(f"JupyterLab did not start within {START_TIMEOUT} s:\n{tail}")
@@ -310,20 +319,44 @@ def check_lesson(page, base: str, token: str, name: str, shots: Path) -> list[st
 
 # ---- main ----
 
+class Terminated(KeyboardInterrupt):
+    """Raised by the SIGTERM handler of `stop_on_sigterm`: unwinds like Ctrl-C, so every
+    `finally` (stop_lab) runs."""
+
+
+@contextlib.contextmanager
+def stop_on_sigterm():
+    """While inside, SIGTERM raises `Terminated` (once; a repeat is ignored, so it cannot
+    cut the cleanup short); on leaving, the previous SIGTERM handler is back. The lab runs
+    in its own session (start_new_session), so without this a SIGTERM to this process
+    would leave it running. Main thread only (as `signal.signal`)."""
+    def terminated(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated(f"signal {signum}")
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def find_tools() -> tuple[str, object] | str:
-    """(chromium path, playwright's sync_playwright), or a message saying what is missing."""
+    """(chromium path, playwright's sync_playwright), or a message saying what is missing.
+
+    Chromium is $CHROMIUM (default /usr/bin/chromium): a path or a name on PATH that must
+    be an executable file (a folder does not count)."""
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    found = shutil.which(chromium)  # an executable file, never a folder
     missing = []
-    if not (shutil.which(chromium) or os.access(chromium, os.X_OK)):
+    if not found:
         missing.append(f"Chromium not found at {chromium}: `apt-get install -y chromium` "
-                       "(or set CHROMIUM to a Chromium binary)")
+                       "(or set CHROMIUM to a Chromium executable)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         missing.append(f"playwright not installed: `{sys.executable} -m pip install playwright`"
                        " (no `playwright install` needed)")
-    return "\n".join(missing) if missing else (shutil.which(chromium) or chromium,
-                                                sync_playwright)
+    return "\n".join(missing) if missing else (found, sync_playwright)
 
 
 def outside_requests(urls: list[str], base: str) -> list[str]:
@@ -385,9 +418,20 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(tools, str):
         print(f"error: cannot run the browser check:\n{tools}", file=sys.stderr)
         return 2
-    args.screenshots.mkdir(parents=True, exist_ok=True)
     try:
-        failed = run_lessons(names, args.screenshots, *tools)
+        args.screenshots.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a file of that name, no permission, ...
+        reason = ("it is a file, not a folder" if isinstance(err, FileExistsError)
+                  else f"{err.strerror}: {err.filename}")
+        print(f"error: --screenshots {args.screenshots}: cannot make the screenshot folder "
+              f"({reason})", file=sys.stderr)
+        return 2
+    try:
+        with stop_on_sigterm():
+            failed = run_lessons(names, args.screenshots, *tools)
+    except Terminated:
+        print("terminated; JupyterLab stopped", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("interrupted; JupyterLab stopped", file=sys.stderr)
         return 130

@@ -19,8 +19,8 @@ or its number (`01`).
 
 `generate` refuses to overwrite or delete a file in `notebooks/` that holds a
 learner's work (outputs, execution counts, or an exercise cell without its
-stub) unless given `--force`. `reset` keeps the copy it replaces as
-`work/.backup/NN_topic.ipynb`.
+stub) unless given `--force`. `reset` keeps a copy it replaces, if it had
+changes, as `work/backups/NN_topic-1.ipynb` (then `-2`, ...).
 
 Solution markers (nbgrader style). In a code cell the lines from
 `### BEGIN SOLUTION` to `### END SOLUTION` (both inclusive, matched after
@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -62,6 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 WORK = ROOT / "work"            # the learner's copies (untracked; see `workspace`)
+MANIFEST_NAME = ".generated.json"   # in notebooks/: digests of what `generate` wrote
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -73,12 +76,14 @@ CELL_METADATA_NOISE = ("execution", "ExecuteTime")  # timestamps, differ on ever
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # needs saved widget state to show
 SOLUTION_NOTE = ("*Your copy of this lesson: the worked solution, with every answer and output, "
                  "is `solutions/{name}` (open it from the file browser on the left). "
-                 "To start this lesson over, run `make reset LESSON={number}`.*")
+                 "To start this lesson over, close it and run `make reset LESSON={number}` in a terminal "
+                 "at the repository root (your copy is kept in `work/backups/`).*")
 
 __all__ = [
     "lesson_paths", "read", "render", "replace_solutions", "learner_version",
-    "run", "error_output", "static_widget_outputs", "execute", "expected_notebooks", "plan",
-    "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace", "reset",
+    "run", "error_output", "coalesce_streams", "static_widget_outputs", "execute", "expected_notebooks", "digest",
+    "manifest", "manifest_text", "plan", "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace",
+    "backup_path", "reset",
     "main",
 ]
 
@@ -186,6 +191,22 @@ def error_output(cell: nbformat.NotebookNode) -> nbformat.NotebookNode | None:
     return next((out for out in cell.get("outputs", []) if out.output_type == "error"), None)
 
 
+def coalesce_streams(nb: nbformat.NotebookNode) -> None:
+    """Merge each run of adjacent stdout (or stderr) outputs of a cell into one, in
+    place: the kernel may send one printed line in two messages, and the saved file
+    should not depend on that timing."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                    and merged[-1].name == out.name):
+                merged[-1].text += out.text
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def static_widget_outputs(nb: nbformat.NotebookNode) -> None:
     """Drop the live-widget view from every output of `nb`, in place.
 
@@ -221,6 +242,7 @@ def execute(path: Path) -> None:
                               "raises-exception but raised nothing")
     nb.metadata.pop("widgets", None)      # widget state holds random model ids
     static_widget_outputs(nb)
+    coalesce_streams(nb)
     path.write_text(render(nb), encoding="utf-8", newline="\n")
 
 
@@ -235,14 +257,36 @@ def expected_notebooks() -> dict[str, str]:
     return expected
 
 
+def digest(text: str) -> str:
+    """The sha256 of `text` (UTF-8), as hex: how the manifest names a generated file."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def manifest() -> dict[str, str]:
+    """notebooks/.generated.json: file name -> digest of the text `generate` last wrote
+    ({} if there is none or it cannot be read)."""
+    try:
+        recorded = json.loads((NOTEBOOKS / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def manifest_text(expected: dict[str, str]) -> str:
+    """The manifest `generate` writes for the texts `expected` (name -> text)."""
+    return json.dumps({name: digest(text) for name, text in sorted(expected.items())},
+                      indent=1) + "\n"
+
+
 def plan() -> list[tuple[str, str, str | None]]:
     """What `generate` would change: (action, file name, new text) tuples.
 
-    action is "create" or "update" (with the text) or "delete" (a notebook
-    without a solution, text None). Empty when notebooks/ is up to date.
+    action is "create" or "update" (with the text) or "delete" (a `NN_*` lesson
+    without a solution, text None; other files in notebooks/ are never touched).
+    Empty when notebooks/ is up to date.
     """
     expected = expected_notebooks()
-    present = {path.name: path for path in NOTEBOOKS.glob("*.ipynb")}
+    present = {path.name: path for path in lesson_paths(NOTEBOOKS)}
     changes = [("delete", name, None) for name in sorted(present.keys() - expected.keys())]
     for name, text in expected.items():
         if name not in present:
@@ -253,17 +297,31 @@ def plan() -> list[tuple[str, str, str | None]]:
 
 
 def drift() -> list[str]:
-    """Differences between notebooks/ and `generate`'s output, one line per file."""
-    return [f"{action}: notebooks/{name}" for action, name, _ in plan()]
+    """Differences between notebooks/ and `generate`'s output, one line per file (the
+    manifest included)."""
+    problems = [f"{action}: notebooks/{name}" for action, name, _ in plan()]
+    path = NOTEBOOKS / MANIFEST_NAME
+    if not path.is_file() or path.read_text(encoding="utf-8") != manifest_text(
+            expected_notebooks()):
+        problems.append(f"update: notebooks/{MANIFEST_NAME}")
+    return problems
 
 
-def holds_learner_work(path: Path) -> bool:
-    """True if notebook file `path` looks worked in: a code cell has outputs or an
-    execution count, or an exercise cell lost its stub. Generated notebooks have none
-    of these. A file that is not a readable notebook counts as work too (never
-    delete what cannot be read)."""
+def holds_learner_work(path: Path, recorded: dict[str, str] | None = None) -> bool:
+    """True if notebook file `path` may hold a learner's work, so nothing may overwrite
+    or delete it unasked.
+
+    With a manifest entry for it (`recorded`, default :func:`manifest`): any change
+    from the text `generate` wrote. Without one: a code cell has outputs or an
+    execution count, or an exercise cell lost its stub. A file that is not a readable
+    notebook counts as work too (never delete what cannot be read).
+    """
+    recorded = manifest() if recorded is None else recorded
     try:
-        nb = read(path)
+        text = path.read_text(encoding="utf-8")
+        if path.name in recorded:
+            return digest(text) != recorded[path.name]
+        nb = nbformat.reads(text, as_version=4)
     except Exception:
         return True
     for cell in nb.cells:
@@ -277,20 +335,23 @@ def holds_learner_work(path: Path) -> bool:
 
 
 def generate(force: bool = False) -> list[str]:
-    """Write notebooks/ from solutions/ (changed files only); return the changes made.
+    """Write notebooks/ from solutions/ (changed files only) and the manifest; return
+    the changes made.
 
-    Raises LessonError, writing nothing, if a file it would update or delete holds a
+    Raises LessonError, writing nothing, if a file it would update or delete may hold a
     learner's work (:func:`holds_learner_work`), unless `force`.
     """
     changes = plan()
+    recorded = manifest()
     kept = [name for action, name, _ in changes if action != "create"
-            and holds_learner_work(NOTEBOOKS / name)]
+            and holds_learner_work(NOTEBOOKS / name, recorded)]
     if kept and not force:
         raise LessonError(
-            "notebooks/ holds answers or outputs in " + ", ".join(kept) + ": nothing written. "
-            "Learners work in work/ (`make lab` copies the lessons there); to keep these, "
-            "copy them there first, e.g. `cp notebooks/" + kept[0] + " work/`. "
-            "To overwrite them anyway: `make notebooks FORCE=1` "
+            "notebooks/ " + ", ".join(kept) + (" was" if len(kept) == 1 else " were") +
+            " changed since it was generated (answers, notes or outputs?): nothing written. "
+            "Learners work in work/ (`make lab` copies the lessons there). To keep a copy, "
+            "move it out first, e.g. `mv notebooks/" + kept[0] + " work/mine-" + kept[0] +
+            "`. To overwrite anyway: `make notebooks FORCE=1` "
             "(or `python tools/lessons.py generate --force`).")
     NOTEBOOKS.mkdir(exist_ok=True)
     for action, name, text in changes:
@@ -298,6 +359,9 @@ def generate(force: bool = False) -> list[str]:
             (NOTEBOOKS / name).unlink()
         else:
             (NOTEBOOKS / name).write_text(text, encoding="utf-8", newline="\n")
+    wanted, path = manifest_text(expected_notebooks()), NOTEBOOKS / MANIFEST_NAME
+    if not path.is_file() or path.read_text(encoding="utf-8") != wanted:
+        path.write_text(wanted, encoding="utf-8", newline="\n")
     return [f"{action}d notebooks/{name}" for action, name, _ in changes]  # created, ...
 
 
@@ -307,7 +371,8 @@ def lesson_path(name: str, folder: Path = SOLUTIONS) -> Path:
     LessonError naming `name` and the lessons there when none (or several) match."""
     stem = Path(name).name.removesuffix(".ipynb")
     lessons = lesson_paths(folder)
-    found = [p for p in lessons if stem in (p.stem, p.stem.split("_", 1)[0])]
+    number = stem.zfill(2) if stem.isdigit() and len(stem) <= 2 else None   # "3" is "03"
+    found = [p for p in lessons if stem == p.stem or p.stem.split("_", 1)[0] in (stem, number)]
     if len(found) != 1:
         names = ", ".join(p.stem for p in lessons) or "none"
         raise LessonError(f"no single lesson {name!r} in {folder.name}/ (lessons: {names})")
@@ -326,47 +391,90 @@ def kernel_language_info() -> dict:
     return copy.deepcopy(IPythonKernel.language_info)
 
 
-def working_copy(source: Path, dest: Path) -> None:
-    """Write learner notebook `source` to `dest` with this interpreter's language_info,
-    so that opening it in JupyterLab leaves it unmodified."""
+def working_text(source: Path) -> str:
+    """The text of the learner's copy of notebook `source`: the same notebook with this
+    interpreter's language_info, so that opening it in JupyterLab leaves it unmodified."""
     nb = read(source)
     nb.metadata["language_info"] = kernel_language_info()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(render(nb), encoding="utf-8", newline="\n")
+    return render(nb)
+
+
+def learner_folder(dest: Path | str | None) -> Path:
+    """`dest` (default work/) checked to be a place for the learner's copies: not blank,
+    not solutions/ or notebooks/ (or inside them), not an existing file. Raises
+    LessonError naming it."""
+    if dest is None:
+        return WORK
+    if not str(dest).strip():
+        raise LessonError("--dest is blank: name the folder for your copies (default work/)")
+    folder = Path(dest)
+    resolved = folder.resolve()
+    for kept in (SOLUTIONS, NOTEBOOKS):
+        if resolved == kept.resolve() or kept.resolve() in resolved.parents:
+            raise LessonError(f"--dest {dest} is inside {kept.name}/, which the tests check; "
+                              f"your copies go elsewhere (default work/)")
+    if folder.exists() and not folder.is_dir():
+        raise LessonError(f"--dest {dest} is a file, not a folder")
+    return folder
 
 
 def workspace(dest: Path | None = None) -> list[str]:
     """Copy each lesson of notebooks/ that `dest` (default work/) lacks; return the
-    names created. Never changes a file that exists: the learner's work stays."""
-    dest = WORK if dest is None else Path(dest)
-    created = []
-    for path in lesson_paths(NOTEBOOKS):
-        if not (dest / path.name).exists():
-            working_copy(path, dest / path.name)
-            created.append(path.name)
-    return created
+    names created. Never changes a file (or link) that exists: the learner's work stays.
+    Raises LessonError for a bad `dest` (:func:`learner_folder`)."""
+    dest = learner_folder(dest)
+    texts = {path.name: working_text(path) for path in lesson_paths(NOTEBOOKS)
+             if not ((dest / path.name).exists() or (dest / path.name).is_symlink())}
+    for name, text in texts.items():
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / name).write_text(text, encoding="utf-8", newline="\n")
+    return list(texts)
+
+
+def backup_path(target: Path) -> Path:
+    """A new file in `<target's folder>/backups/` for a copy of `target`:
+    `NN_topic-1.ipynb`, then `-2`, ...; never one that exists."""
+    folder = target.parent / "backups"
+    n = 1
+    while (folder / f"{target.stem}-{n}{target.suffix}").exists():
+        n += 1
+    return folder / f"{target.stem}-{n}{target.suffix}"
 
 
 def reset(names: list[str], dest: Path | None = None) -> list[str]:
     """Replace the learner's copies of lessons `names` (names or numbers) in `dest`
-    (default work/) by fresh ones from notebooks/; the replaced file is kept as
-    `<dest>/.backup/<name>`. Returns what was done, a line per lesson. Raises
-    LessonError (nothing changed) on an unknown name or an empty list."""
+    (default work/) by fresh ones from notebooks/. A copy with any change is first
+    kept in `<dest>/backups/` under a new name (`NN_topic-1.ipynb`, `-2`, ...: a later
+    reset never overwrites an earlier backup); an untouched copy is just replaced (a
+    link is replaced by a file, its target left alone). Returns what was done, a line
+    per lesson. Raises LessonError, changing nothing, on an empty list, an unknown
+    name, a bad `dest` or a copy that is a folder."""
     if not names:
         raise LessonError("name the lesson to reset, e.g. `make reset LESSON=03`")
-    dest = WORK if dest is None else Path(dest)
-    sources = [lesson_path(name, NOTEBOOKS) for name in names]   # all checked first
+    dest = learner_folder(dest)
+    sources = list(dict.fromkeys(lesson_path(name, NOTEBOOKS) for name in names))
+    fresh = {source: working_text(source) for source in sources}   # all read first
+    for source in sources:
+        if (dest / source.name).is_dir():
+            raise LessonError(f"{dest.name}/{source.name} is a folder, not your notebook; "
+                              f"move it away first")
     done = []
     for source in sources:
-        target = dest / source.name
-        if target.exists():
-            (dest / ".backup").mkdir(parents=True, exist_ok=True)
-            shutil.copy2(target, dest / ".backup" / source.name)
-            done.append(f"reset {dest.name}/{source.name} "
-                        f"(your previous copy: {dest.name}/.backup/{source.name})")
+        target, text = dest / source.name, fresh[source]
+        if target.is_file() and target.read_bytes() != text.encode("utf-8"):
+            kept = backup_path(target)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(target, kept)
+            done.append(f"reset {dest.name}/{source.name} (your previous copy is "
+                        f"{dest.name}/backups/{kept.name})")
+        elif target.exists() or target.is_symlink():
+            done.append(f"reset {dest.name}/{source.name} (it had no changes)")
         else:
             done.append(f"created {dest.name}/{source.name}")
-        working_copy(source, target)
+        if target.is_symlink():
+            target.unlink()
+        dest.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="\n")
     return done
 
 
@@ -384,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     reset_cmd = commands.add_parser("reset", help="replace the learner's copy of lessons")
     reset_cmd.add_argument("names", nargs="*", help="lesson names or numbers, e.g. 03")
     for command in (workspace_cmd, reset_cmd):
-        command.add_argument("--dest", type=Path, default=None,
+        command.add_argument("--dest", default=None,
                              help="the learner's folder (default: work/)")
     args = parser.parse_args(argv)
     try:
@@ -398,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(changes) or "notebooks/ already up to date")
         elif args.command == "workspace":
             created = workspace(args.dest)
-            folder = (args.dest or WORK).name
+            folder = learner_folder(args.dest).name
             print(f"{folder}/: copied {', '.join(created)}" if created
                   else f"{folder}/: every lesson is there; your copies are unchanged")
         elif args.command == "reset":
@@ -411,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
                       *problems, sep="\n  ", file=sys.stderr)
                 return 1
             print(f"OK: notebooks/ matches solutions/ ({len(lesson_paths(SOLUTIONS))} lessons)")
-    except LessonError as err:
+    except (LessonError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0

@@ -37,6 +37,7 @@ from __future__ import annotations
 import copy
 import linecache
 import math
+import os
 import re
 import sysconfig
 import textwrap
@@ -46,14 +47,17 @@ from pathlib import Path
 from kit.messages import Message, make_message, span
 from kit.tokens import count_words
 
-__all__ = ["CheckFailed", "failure_box", "expect", "call_learner", "call_pure", "passed", "show_call",
+__all__ = ["CheckFailed", "failure_box", "safe_text", "expect", "call_learner", "call_pure", "passed", "show_call",
            "Turns", "role_turns", "show_turns", "as_messages", "is_number", "same_number"]
 
 _ARGS_WIDTH = 120       # characters of the arguments shown in a failure message
 _BOX_WIDTH = 88         # characters per line of the failure box
-_KIT = str(Path(__file__).resolve().parents[1])       # the kit package's folder
-_LIBRARIES = tuple(str(Path(sysconfig.get_paths()[key]).resolve())
+_BOX_LINES = 16         # lines of the message the box shows at most
+_DETAIL_WIDTH = 300     # characters of a learner's exception text quoted in a message
+_KIT = str(Path(__file__).resolve().parents[1]) + os.sep      # the kit package's folder
+_LIBRARIES = tuple(str(Path(sysconfig.get_paths()[key]).resolve()) + os.sep
                    for key in ("stdlib", "purelib", "platlib"))
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 _RED, _BOLD, _PLAIN = "\x1b[1;31m", "\x1b[1m", "\x1b[0m"
 
 
@@ -61,8 +65,24 @@ class CheckFailed(AssertionError):
     """The learner's answer is wrong; the message says which case and gives a hint."""
 
     def _render_traceback_(self) -> list[str]:
-        """The lines IPython shows instead of a traceback (see :func:`failure_box`)."""
-        return failure_box(self)
+        """The lines IPython shows instead of a traceback (see :func:`failure_box`); if
+        the box cannot be drawn, the plain message, never an error of its own."""
+        try:
+            return failure_box(self)
+        except Exception:                                  # noqa: BLE001
+            return ["✗ Check failed", "  " + safe_text(self, _BOX_WIDTH * _BOX_LINES)]
+
+
+def safe_text(value: object, width: int = _DETAIL_WIDTH) -> str:
+    """``str(value)`` made safe to show: control characters and terminal escapes removed,
+    cut to ``width`` characters ("..." marks the cut); a value whose ``str`` raises is
+    named by its type."""
+    try:
+        text = str(value)
+    except Exception:                                      # noqa: BLE001
+        text = f"<a {type(value).__name__} that cannot be printed>"
+    text = _CONTROL.sub("", text)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _frames(tb) -> list:
@@ -80,34 +100,50 @@ def _learner_line(exc: BaseException | None) -> str | None:
     if exc is None or isinstance(exc, NotImplementedError):
         return None
     for code, lineno in reversed(_frames(exc.__traceback__)):
-        path = str(Path(code.co_filename).resolve()) if not code.co_filename.startswith("<") \
-            else code.co_filename
+        try:
+            path = code.co_filename if code.co_filename.startswith("<") \
+                else str(Path(code.co_filename).resolve())
+        except (OSError, RuntimeError):                    # a link loop, say
+            path = code.co_filename
         if not path.startswith((_KIT, *_LIBRARIES)):
-            source = linecache.getline(code.co_filename, lineno).strip()
+            source = safe_text(linecache.getline(code.co_filename, lineno).strip(), 60)
             return f"line {lineno}{f' of {code.co_name}' if code.co_name != '<module>' else ''}" \
                    + (f": {source}" if source else "")
     return None
 
 
+def _paragraphs(message: str) -> list[str]:
+    """The message's lines, with its own "Why:" and "Hint:" parts (the last ones: text
+    quoted earlier, from the learner's exception say, is never split) on lines of their
+    own."""
+    head, _, hint = message.rpartition(" Hint: ") if " Hint: " in message else (message, "", "")
+    head, _, why = head.rpartition(" Why: ") if " Why: " in head else (head, "", "")
+    lines = [line for line in head.splitlines() if line.strip()]
+    return lines + ([f"Why: {why}"] if why else []) + ([f"Hint: {hint}"] if hint else [])
+
+
 def failure_box(exc: CheckFailed, width: int = _BOX_WIDTH) -> list[str]:
     """A failed check as a few short lines: a title naming the check, the message
-    (with "Why:" and "Hint:" on lines of their own, wrapped to ``width`` characters)
-    and, when the learner's code raised, the line of it that did. No checker source."""
+    (its "Why:" and "Hint:" on lines of their own, wrapped to ``width`` characters, at
+    most 16 lines) and, when the learner's code raised, the line of it that did. No
+    checker source, no control characters."""
     checks = [code.co_name for code, _ in _frames(exc.__traceback__)
               if code.co_filename.startswith(str(Path(__file__).parent))
               and code.co_name.startswith("check_")]
     title = f"{_RED}✗ Check failed{_PLAIN}" + (f" in {_BOLD}{checks[0]}{_PLAIN}" if checks else "")
-    lines = [title]
-    for paragraph in re.split(r"\n+|\s+(?=(?:Why|Hint): )", str(exc).strip()):
+    body = []
+    for paragraph in _paragraphs(safe_text(exc, width * _BOX_LINES).strip()):
         label, _, rest = paragraph.partition(": ")
         if label in ("Why", "Hint"):
             paragraph = f"{_BOLD}{label}:{_PLAIN} {rest}"
-        lines += textwrap.wrap(paragraph, width - 2, initial_indent="  ",
-                               subsequent_indent="    ") or [""]
+        body += textwrap.wrap(paragraph, width - 2, initial_indent="  ",
+                              subsequent_indent="    ") or [""]
+    if len(body) > _BOX_LINES:
+        body = body[:_BOX_LINES - 1] + ["  ..."]
     raised = _learner_line(exc.__cause__)
     if raised:
-        lines.append(f"  {_BOLD}Your code raised it at{_PLAIN} {raised[:width - 26]}")
-    return lines
+        body.append(f"  {_BOLD}Your code raised it at{_PLAIN} {raised[:width - 26]}")
+    return [title, *body]
 
 
 def expect(condition: bool, hint: str) -> None:
@@ -152,9 +188,10 @@ def call_learner(fn: Callable, *args, name: str = "your function", shown: str | 
         raise
     except Exception as exc:
         call = shown if shown is not None else show_call(name, args)
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        text = safe_text(exc).replace("\n", " ")
+        detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
         advice = hint or "Run that call yourself to see the whole traceback"
-        raise CheckFailed(f"{call} raised {detail}. {advice.rstrip('.')}.") from exc
+        raise CheckFailed(f"{call} raised {detail}. Hint: {advice.rstrip('.')}.") from exc
 
 
 def call_pure(fn: Callable, *args, name: str = "your function", shown: str | None = None,
