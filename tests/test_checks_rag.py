@@ -7,14 +7,14 @@ import re
 import pytest
 
 from kit.checks import rag as checks
-from kit.checks.rag import check_parse_citations, check_standalone_query
+from kit.checks.rag import check_citation_markers, check_standalone_query
 from kit.rag.rewrite import REWRITE_SYSTEM, build_rewrite_prompt, clean_query, rewrite_query
 
-# -- parse_citations(answer, n_chunks) ---------------------------------------------------
+# -- citation_markers(answer, n_chunks) --------------------------------------------------
 RUN = re.compile(r"(?<![\w)])\[(\d+(?:\s*,\s*\d+)*)\](?!\()")
 
 
-def parse_citations(answer, n_chunks):
+def citation_markers(answer, n_chunks):
     valid, invalid = [], []
     for match in RUN.finditer(answer):
         for number in match.group(1).split(","):
@@ -27,7 +27,7 @@ def parse_citations(answer, n_chunks):
 
 def parse_with(pattern=RUN, in_range=lambda n, size: 1 <= n <= size, dedupe=True,
                sort=False, shift=0):
-    """A parse_citations with one thing changed."""
+    """A citation_markers with one thing changed."""
     def parse(answer, n_chunks):
         valid, invalid = [], []
         for match in pattern.finditer(answer):
@@ -53,11 +53,11 @@ chunk_indexes = parse_with(shift=-1)                                          # 
 
 
 def only_valid(answer, n_chunks):
-    return parse_citations(answer, n_chunks)[0]
+    return citation_markers(answer, n_chunks)[0]
 
 
 def as_strings(answer, n_chunks):
-    valid, invalid = parse_citations(answer, n_chunks)
+    valid, invalid = citation_markers(answer, n_chunks)
     return [str(n) for n in valid], [str(n) for n in invalid]
 
 
@@ -77,13 +77,13 @@ def citations_stub(answer, n_chunks):
     raise NotImplementedError("Exercise: write your answer here")
 
 
-def test_parse_citations_right_answer_passes(passes):
-    passes(check_parse_citations, parse_citations, "parse_citations")
+def test_citation_markers_right_answer_passes(passes):
+    passes(check_citation_markers, citation_markers, "citation_markers")
 
 
 def test_a_tuple_of_tuples_passes_too(passes):
-    passes(check_parse_citations, lambda a, n: tuple(map(tuple, parse_citations(a, n))),
-           "parse_citations")
+    passes(check_citation_markers, lambda a, n: tuple(map(tuple, citation_markers(a, n))),
+           "citation_markers")
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -102,13 +102,20 @@ def test_a_tuple_of_tuples_passes_too(passes):
     (as_strings, "as ints"),
     (citations_stub, "not written yet"),
 ])
-def test_parse_citations_wrong_answers_fail(wrong, hint, rejects):
-    rejects(check_parse_citations, wrong, hint)
+def test_citation_markers_wrong_answers_fail(wrong, hint, rejects):
+    rejects(check_citation_markers, wrong, hint)
 
 
 def test_citation_cases_name_the_rule_in_the_failure():
-    failure = pytest.raises(checks.CheckFailed, check_parse_citations, single_only)
+    failure = pytest.raises(checks.CheckFailed, check_citation_markers, single_only)
     assert "Both apply [1, 2]" in str(failure.value) and "valid=[1, 2]" in str(failure.value)
+
+
+def test_the_exercise_does_not_shadow_the_kits_parse_citations():
+    import kit.rag
+    assert "citation_markers" not in kit.rag.__all__ and not hasattr(kit.rag, "citation_markers")
+    assert "citation_markers" in str(pytest.raises(checks.CheckFailed, check_citation_markers,
+                                                   single_only).value)
 
 
 def test_random_answers_cover_every_kind_of_bracket():

@@ -14,7 +14,8 @@ import kit.hierarchical
 from kit.hierarchical import (HIERARCHY_PROMPT, ITEMS_HEADER, SUMMARIES_HEADER, MemoryItem,
                               ShrinkingStub, Summary, WindowExceededError, build_batch_prompt,
                               first_sentence_summariser, hierarchical_summary,
-                              parse_batch_prompt, plan_batches, sample_items)
+                              pack_in_order, parse_batch_prompt, plan_batches, reduce_rounds,
+                              reduce_until_fits, sample_items)
 from kit.llm import CountingLLM, FailingLLM, ScriptedLLM
 from kit.tokens import CallCounter, approx_tokens, count_words, tiktoken_counter
 
@@ -342,6 +343,88 @@ def test_max_rounds_stops_with_the_top_level_flagged():
     assert [len(level) for level in full.levels] == [4, 2, 1] and not full.truncated
 
 
+# --- the reduce loop: kit.hierarchical.reduce ------------------------------------------
+
+def tag(batch):
+    """A summarise_batch that writes the tree: ["a", "b"] -> "(a+b)"."""
+    return "(" + "+".join(batch) + ")"
+
+
+def test_pack_in_order_is_greedy_and_asks_fits_once_per_entry_after_the_first():
+    asked = []
+
+    def fits(batch):
+        asked.append(list(batch))
+        return sum(batch) <= 10
+
+    assert pack_in_order([6, 3, 2, 7, 4, 1, 5], fits) == [[6, 3], [2, 7], [4, 1, 5]]
+    assert len(asked) == 6 and asked[0] == [6, 3] and asked[1] == [6, 3, 2]
+    assert pack_in_order([], fits) == [] and pack_in_order([99], fits) == [[99]]
+
+
+def test_reduce_until_fits_makes_the_lesson_tree_with_s7_carried():
+    calls, seven = [], [f"s{i}" for i in range(1, 8)]
+    summaries = list(seven)
+    got = reduce_until_fits(summaries, lambda b: calls.append(b) or tag(b),
+                            lambda b: len(b) <= 3, 5)
+    assert got == ["((s1+s2+s3)+(s4+s5+s6)+s7)"]
+    assert calls == [["s1", "s2", "s3"], ["s4", "s5", "s6"], ["(s1+s2+s3)", "(s4+s5+s6)", "s7"]]
+    assert summaries == seven
+
+
+@pytest.mark.parametrize("max_rounds, left", [(1, ["(s1+s2+s3)", "(s4+s5+s6)", "s7"]),
+                                              (2, ["((s1+s2+s3)+(s4+s5+s6)+s7)"])])
+def test_reduce_until_fits_stops_after_max_rounds(max_rounds, left):
+    assert reduce_until_fits([f"s{i}" for i in range(1, 8)], tag, lambda b: len(b) <= 3,
+                             max_rounds) == left
+
+
+def test_reduce_until_fits_stops_before_a_round_without_progress():
+    # "concat" does not shrink: 4 x 5 words -> 2 x 10 words, then no two fit 12 words
+    words = lambda b: sum(len(s.split()) for s in b) <= 12           # noqa: E731
+    summaries = [" ".join([f"a{i}"] * 5) for i in range(1, 5)]
+    calls = []
+    got = reduce_until_fits(summaries, lambda b: calls.append(b) or " ".join(b), words, 1000)
+    assert [len(s.split()) for s in got] == [10, 10] and len(calls) == 2
+    one = ["only"]
+    assert reduce_until_fits(one, tag, words, 5) == one and reduce_until_fits(one, tag, words,
+                                                                              5) is not one
+
+
+def test_reduce_rounds_yields_each_level_and_what_it_raises_propagates():
+    levels = list(reduce_rounds(list("abcde"), lambda level: pack_in_order(
+        level, lambda b: len(b) <= 2), tag, 10))
+    assert levels == [["(a+b)", "(c+d)", "e"], ["((a+b)+(c+d))", "e"], ["(((a+b)+(c+d))+e)"]]
+    assert list(reduce_rounds(["x"], None, None, 3)) == []               # nothing to reduce
+    made = []
+
+    def fail_on_second_round(batch):
+        if made:
+            raise TimeoutError("model timed out")
+        made.append(tag(batch))
+        return made[-1]
+
+    rounds = reduce_rounds(list("abc"), lambda level: [list(level[:2]), *map(list, level[2:])],
+                           fail_on_second_round, 5, carry=lambda batch: batch[0].upper())
+    assert next(rounds) == ["(a+b)", "C"]                 # carry(batch) moved "c" up
+    with pytest.raises(TimeoutError):
+        next(rounds)
+
+
+def test_hierarchical_summary_runs_the_kits_reduce_loop(monkeypatch):
+    seen = []
+
+    def spy(level, pack, merge, max_rounds, carry):
+        seen.append((len(level), max_rounds))
+        yield from reduce_rounds(level, pack, merge, max_rounds, carry)
+
+    monkeypatch.setattr(kit.hierarchical.mapreduce, "reduce_rounds", spy)
+    result = hierarchical_summary(SEVEN, first_sentence_summariser, batch_size=3, window=1000,
+                                  max_rounds=4)
+    assert seen == [(3, 3)]                        # the 3 level-1 summaries, 4 levels - the map
+    assert [len(level) for level in result.levels] == [3, 1] and result.calls == 4
+
+
 # --- models from kit.llm ----------------------------------------------------------------
 
 def test_counting_llm_sees_every_call():
@@ -488,6 +571,7 @@ def test_every_public_name_is_importable_from_the_package():
               "HIERARCHY_PROMPT", "ITEMS_HEADER", "SUMMARIES_HEADER", "as_items",
               "build_batch_prompt", "parse_batch_prompt", "plan_batches",
               "hierarchical_summary", "first_sentence_summariser", "ShrinkingStub"}
-    assert set(kit.hierarchical.__all__) == before | {"sample_items"}
+    assert set(kit.hierarchical.__all__) == before | {"sample_items", "pack_in_order",
+                                                      "reduce_rounds", "reduce_until_fits"}
     assert set(kit.hierarchical.__all__) <= set(namespace)
     assert namespace["hierarchical_summary"] is hierarchical_summary

@@ -12,7 +12,9 @@ Stop when one summary is left, after ``max_rounds`` rounds, or when a round woul
 no progress (every batch would hold a single summary: the summariser does not shrink its
 input, and the round would change nothing). Return a new list of the summaries left
 (one when done; several, none lost, in order, when stopped early). ``summaries`` must
-not change. The same rules as :func:`kit.hierarchical.hierarchical_summary`.
+not change. The answers to compare with come from the kit's own loop,
+:func:`kit.hierarchical.reduce_until_fits` (the loop that
+:func:`kit.hierarchical.hierarchical_summary` runs).
 
 Decision: carrying a lone summary up is required, not merely allowed. Calling the model
 on a batch of one has nothing to merge: it costs a call and adds one more lossy rewrite
@@ -32,31 +34,13 @@ import random
 from collections.abc import Callable
 
 from kit.checks import CheckFailed, call_learner, expect, passed, show_call
+from kit.hierarchical import reduce_until_fits as kit_reduce
 
-__all__ = ["check_reduce_until_fits", "reference_reduce", "CALL_LIMIT", "FITS_LIMIT"]
+__all__ = ["check_reduce_until_fits", "CALL_LIMIT", "FITS_LIMIT"]
 
 CALL_LIMIT = 200          # model calls before a reduce loop counts as unbounded
 FITS_LIMIT = 100_000      # calls of `fits` before the same
 FITS_SLACK = 10           # a right answer calls `fits` about once per summary per round
-
-
-def reference_reduce(summaries: list[str], summarise_batch: Callable[[list[str]], str],
-                     fits: Callable[[list[str]], bool], max_rounds: int) -> list[str]:
-    """The checker's answer to ``reduce_until_fits`` (see the module docstring)."""
-    level = list(summaries)
-    for _ in range(max_rounds):
-        if len(level) <= 1:
-            break
-        batches = [[level[0]]]
-        for summary in level[1:]:
-            if fits(batches[-1] + [summary]):
-                batches[-1].append(summary)
-            else:
-                batches.append([summary])
-        if len(batches) == len(level):      # no progress: the round would change nothing
-            break
-        level = [batch[0] if len(batch) == 1 else summarise_batch(batch) for batch in batches]
-    return level
 
 
 class _Model:
@@ -234,7 +218,7 @@ def _lost(got: list[str], summaries: list[str]) -> list[str]:
 def _check_reduce(reduce_until_fits: Callable, summaries: list[str], kind: str,
                   limit: tuple[int, str], max_rounds: int, why: str) -> None:
     want_model, want_fits = _Model(kind), _Fits(*limit)
-    want = reference_reduce(summaries, want_model, want_fits, max_rounds)
+    want = kit_reduce(summaries, want_model, want_fits, max_rounds)
     want_calls = len(want_model.batches)
     got, model, label, given, fits_calls = _run_reduce(reduce_until_fits, summaries, kind,
                                                        limit, max_rounds)
@@ -264,7 +248,7 @@ def _check_reduce(reduce_until_fits: Callable, summaries: list[str], kind: str,
             f"in exactly one batch (did you forget to add the last batch?), and when you stop "
             f"early, return all the summaries left, not just one.")
     if len(got) != len(want):
-        unbounded = reference_reduce(summaries, _Model(kind), _Fits(*limit).test, CALL_LIMIT)
+        unbounded = kit_reduce(summaries, _Model(kind), _Fits(*limit).test, CALL_LIMIT)
         if len(got) == 1 and len(want) > 1 and len(unbounded) == 1:
             rounds = f"{max_rounds} round{'s' * (max_rounds != 1)}"
             them = "it" if max_rounds == 1 else "them"
@@ -297,7 +281,7 @@ def check_reduce_until_fits(reduce_until_fits: Callable) -> None:
     losing summaries (the last batch, or all but one when stopping early), batches
     packed past ``fits``, a wrong call of ``summarise_batch`` or ``fits`` (even if the
     learner's code caught the failure), a changed input and returning the input list.
-    Also compares with :func:`reference_reduce` on 100 random cases.
+    Also compares with :func:`kit.hierarchical.reduce_until_fits` on 100 random cases.
     """
     cases = 0
     for summaries, kind, limit, max_rounds, why in _REDUCE_CASES:
@@ -309,6 +293,7 @@ def check_reduce_until_fits(reduce_until_fits: Callable) -> None:
         summaries = [" ".join([f"r{i}"] * rng.randint(1, limit))
                      for i in range(1, rng.randint(1, 12) + 1)]
         _check_reduce(reduce_until_fits, summaries, rng.choice(["concat", "halve"]),
-                      (limit, "words"), rng.randint(1, 5), "same rule as reference_reduce")
+                      (limit, "words"), rng.randint(1, 5),
+                      "same rule as kit.hierarchical.reduce_until_fits")
         cases += 1
     passed("reduce_until_fits", cases)

@@ -1,6 +1,10 @@
-"""Checkers for lesson 07 (the RAG chatbot): citation parsing and the query-rewrite fallback.
+"""Checkers for lesson 07 (the RAG chatbot): citation markers and the query-rewrite fallback.
 
-- :func:`check_parse_citations`: the exercise ``parse_citations(answer, n_chunks)``.
+(The whole turn, the lesson's third exercise, is checked by :mod:`kit.checks.chatbot_turn`.)
+
+- :func:`check_citation_markers`: the exercise ``citation_markers(answer, n_chunks)``
+  (named apart from :func:`kit.rag.citations.parse_citations`, which takes the chunks
+  and returns a :class:`~kit.rag.citations.CitationResult`).
   ``answer`` is a model's reply (str), ``n_chunks`` how many numbered chunks it was
   shown (int >= 0). A marker is a whole number in square brackets: ``[1]``, each number
   of a group ``[1, 2]`` / ``[1,2]``, each bracket of ``[1][2]``. Not markers: a bracket
@@ -29,14 +33,14 @@ import random
 from collections.abc import Callable
 
 from kit.checks import CheckFailed, call_learner, expect, passed, show_call
-from kit.rag.citations import parse_citations as kit_parse_citations
+from kit.rag.citations import parse_citations
 from kit.rag.documents import Chunk
 from kit.rag.rewrite import REWRITE_SYSTEM, build_rewrite_prompt, clean_query
 
-__all__ = ["check_parse_citations", "check_standalone_query"]
+__all__ = ["check_citation_markers", "check_standalone_query"]
 
 
-# -- exercise 1: parse_citations(answer, n_chunks) -----------------------------------------
+# -- exercise 1: citation_markers(answer, n_chunks) ----------------------------------------
 
 # (answer, n_chunks, why it matters)
 _CITATION_CASES = [
@@ -69,7 +73,7 @@ _CITATION_CASES = [
 def _expected_citations(answer: str, n_chunks: int) -> tuple[list[int], list[int]]:
     """(valid, invalid) by :func:`kit.rag.citations.parse_citations`."""
     chunks = [Chunk(f"c{i}", f"chunk {i}", "help.md") for i in range(1, n_chunks + 1)]
-    result = kit_parse_citations(answer, chunks)
+    result = parse_citations(answer, chunks)
     return list(result.markers), list(result.invalid)
 
 
@@ -128,8 +132,8 @@ def _as_pair(got: object, label: str) -> tuple[list, list]:
 
 
 def _check_citation_case(parse: Callable, answer: str, n_chunks: int, why: str) -> None:
-    label = show_call("parse_citations", (answer, n_chunks))
-    got = _as_pair(call_learner(parse, answer, n_chunks, name="parse_citations", shown=label),
+    label = show_call("citation_markers", (answer, n_chunks))
+    got = _as_pair(call_learner(parse, answer, n_chunks, name="citation_markers", shown=label),
                    label)
     want = _expected_citations(answer, n_chunks)
     expect(got == want,
@@ -152,9 +156,9 @@ def _random_answer(rng: random.Random) -> str:
     return " ".join(rng.choice(makers)() for _ in range(rng.randint(0, 8)))
 
 
-def check_parse_citations(
-        parse_citations: Callable[[str, int], tuple[list[int], list[int]]]) -> None:
-    """Check ``parse_citations(answer, n_chunks)``; print one pass line or raise CheckFailed.
+def check_citation_markers(
+        citation_markers: Callable[[str, int], tuple[list[int], list[int]]]) -> None:
+    """Check ``citation_markers(answer, n_chunks)``; print one pass line or raise CheckFailed.
 
     Rejects: a pattern that finds only single ``[n]`` (groups ``[1, 2]`` missed), one
     digit only, 0-based indexes instead of marker numbers, an off-by-one valid range
@@ -165,14 +169,14 @@ def check_parse_citations(
     """
     cases = 0
     for answer, n_chunks, why in _CITATION_CASES:
-        _check_citation_case(parse_citations, answer, n_chunks, why)
+        _check_citation_case(citation_markers, answer, n_chunks, why)
         cases += 1
     rng = random.Random(7)
     for _ in range(200):
-        _check_citation_case(parse_citations, _random_answer(rng), rng.randint(0, 5),
+        _check_citation_case(citation_markers, _random_answer(rng), rng.randint(0, 5),
                              "same rule as kit.rag.citations.parse_citations")
         cases += 1
-    passed("parse_citations", cases)
+    passed("citation_markers", cases)
 
 
 # -- exercise 2: standalone_query(llm, history, question) ----------------------------------

@@ -16,6 +16,8 @@ larger than the window.
 Modules: :mod:`~kit.hierarchical.items` (:class:`MemoryItem`, :func:`sample_items`),
 :mod:`~kit.hierarchical.prompts` (the batch prompt and its layout),
 :mod:`~kit.hierarchical.batching` (:func:`plan_batches` and the packing of a level),
+:mod:`~kit.hierarchical.reduce` (the reduce loop: :func:`reduce_rounds`,
+:func:`reduce_until_fits`, :func:`pack_in_order`),
 :mod:`~kit.hierarchical.mapreduce` (:func:`hierarchical_summary`, the tree it returns,
 carrying, termination and retention), :mod:`~kit.hierarchical.stubs` (deterministic
 summarisers).
@@ -26,11 +28,13 @@ from kit.hierarchical.mapreduce import (DEPTHS, HierarchyResult, Summary, Window
                                         hierarchical_summary)
 from kit.hierarchical.prompts import (HIERARCHY_PROMPT, ITEMS_HEADER, SUMMARIES_HEADER,
                                       build_batch_prompt, parse_batch_prompt)
+from kit.hierarchical.reduce import pack_in_order, reduce_rounds, reduce_until_fits
 from kit.hierarchical.stubs import ShrinkingStub, first_sentence_summariser
 
 __all__ = [
     "MemoryItem", "Summary", "HierarchyResult", "WindowExceededError", "DEPTHS",
     "HIERARCHY_PROMPT", "ITEMS_HEADER", "SUMMARIES_HEADER", "as_items", "sample_items",
     "build_batch_prompt", "parse_batch_prompt", "plan_batches", "hierarchical_summary",
+    "pack_in_order", "reduce_rounds", "reduce_until_fits",
     "first_sentence_summariser", "ShrinkingStub",
 ]

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kit.memory.base import check_int
+from kit.validation import check_int
 
 __all__ = ["MemoryItem", "as_items", "sample_items"]
 

@@ -12,6 +12,9 @@ Seed 003: summarise the memory items in batches (map), then the batch summaries
   ``carried=True``: same text, size and ``source_ids``, a new id at its new level, its
   one child the summary it carries, ``prompt_tokens`` 0. A lone *item* at level 1 is
   still summarised: an item is raw text, not a summary.
+- The reduce loop is :func:`kit.hierarchical.reduce.reduce_rounds` (lesson 05's exercise
+  2), run here with a packer that measures each prompt and a merge that makes the
+  :class:`Summary`; the map is the first level.
 - Termination: a reduce round must leave fewer summaries than it got. When it cannot
   (every batch would hold one summary, or one summary alone no longer fits a prompt),
   or ``max_rounds`` levels are done, the run stops *before* the next call and returns
@@ -29,10 +32,11 @@ from itertools import chain
 from kit.hierarchical.batching import NoRoom, pack_level
 from kit.hierarchical.items import MemoryItem, as_items
 from kit.hierarchical.prompts import HIERARCHY_PROMPT, build_batch_prompt, prompt_head
+from kit.hierarchical.reduce import reduce_rounds
 from kit.llm import PromptModel
-from kit.memory.base import check_int
 from kit.tokens import Measure, approx_tokens, measured, unit_of
 from kit.trace import Table
+from kit.validation import check_int
 
 __all__ = ["Summary", "HierarchyResult", "WindowExceededError", "DEPTHS",
            "hierarchical_summary"]
@@ -131,6 +135,28 @@ def _check_args(summariser, window, batch_size, depth, max_rounds, measure, inst
                                       f"{window}", head, window)
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """One prompt of a level: the ``entries`` it lists (items as level-0 summaries, or
+    summaries), the ``level`` and ``number`` of the summary it makes, the ``prompt`` and
+    its size in ``tokens``. Its ``len`` is the number of entries."""
+
+    entries: tuple[Summary, ...]
+    level: int
+    number: int
+    prompt: str
+    tokens: int
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def _batches(packed, entries: Sequence[Summary], level: int) -> list[_Batch]:
+    """:func:`pack_level`'s ``(start, stop, prompt, tokens)`` as :class:`_Batch` objects."""
+    return [_Batch(tuple(entries[start:stop]), level, number, prompt, tokens)
+            for number, (start, stop, prompt, tokens) in enumerate(packed, 1)]
+
+
 def _first_batches(items, window, batch_size, depth, measure, instructions, unit):
     """The level-1 batches; raises WindowExceededError before any call."""
     labels, texts = [it.id for it in items], [it.text for it in items]
@@ -163,9 +189,10 @@ def hierarchical_summary(items: Iterable[MemoryItem | tuple[str, str]],
     ``batch_size``: at most this many entries (int >= 2) per prompt; ``depth``:
     "hierarchical" (map, then reduce until one summary is left) or "single" (one prompt
     with every item; ``batch_size`` and ``max_rounds`` unused); ``max_rounds``: at most
-    this many levels (int >= 1). A lone summary in a reduce batch is carried up without
-    a call; the run stops early, ``truncated``, when a round could make no progress
-    (see the module docstring).
+    this many levels (int >= 1), the map being the first. The reduce levels come from
+    :func:`kit.hierarchical.reduce.reduce_rounds`, the loop of lesson 05's exercise 2:
+    a lone summary in a reduce batch is carried up without a call; the run stops early,
+    ``truncated``, when a round could make no progress (see the module docstring).
 
     Raises TypeError/ValueError naming a bad argument or item; WindowExceededError,
     before any call, when the instructions leave no room, an item cannot fit a prompt,
@@ -175,54 +202,49 @@ def hierarchical_summary(items: Iterable[MemoryItem | tuple[str, str]],
     _check_args(summariser, window, batch_size, depth, max_rounds, measure, instructions)
     items = as_items(items)
     unit = unit_of(measure)
-    batches = _first_batches(items, window, batch_size, depth, measure, instructions, unit)
     entries = [Summary(0, it.text, (it.id,), 0, it.id, (), 0) for it in items]
-    levels: list[tuple[Summary, ...]] = []
-    reason = ""
-    while True:
-        level = len(levels) + 1
-        levels.append(_summarise(batches, entries, level, summariser, measure))
-        entries = list(levels[-1])
-        if len(entries) == 1:
-            break
-        if level == max_rounds:
-            reason = f"max_rounds={max_rounds} reached with {len(entries)} summaries left"
-            break
-        try:
-            batches = pack_level([s.id for s in entries], [s.text for s in entries],
-                                 level + 1, instructions, window, batch_size, measure)
-        except NoRoom as no_room:
-            reason = (f"no progress: summary {no_room.label} alone needs a prompt of "
-                      f"{no_room.tokens} {unit}, more than the window of {window}")
-            break
-        if len(batches) == len(entries):
-            reason = (f"no progress: level {level + 1} would hold each of the {len(entries)} "
-                      f"level-{level} summaries in a batch of its own")
-            break
-    every = list(chain.from_iterable(levels))
-    return HierarchyResult("\n\n".join(s.text for s in levels[-1]), tuple(levels),
-                           sum(not s.carried for s in every),
-                           max(s.prompt_tokens for s in every), bool(reason), reason, unit)
+    first = _first_batches(items, window, batch_size, depth, measure, instructions, unit)
 
+    def pack(level: Sequence[Summary]) -> list[_Batch]:
+        up = level[0].level + 1
+        return _batches(pack_level([s.id for s in level], [s.text for s in level], up,
+                                   instructions, window, batch_size, measure), level, up)
 
-def _summarise(batches, entries: Sequence[Summary], level: int, summariser,
-               measure) -> tuple[Summary, ...]:
-    """One round: call the summariser on each batch's prompt, in order; above level 1,
-    a batch of one summary is carried up instead (no call)."""
-    summaries = []
-    for number, (start, stop, prompt, tokens) in enumerate(batches, 1):
-        sid, batch = f"L{level}.{number}", entries[start:stop]
-        children = tuple(e.id for e in batch)
-        sources = tuple(chain.from_iterable(e.source_ids for e in batch))
-        if level > 1 and len(batch) == 1:
-            summaries.append(Summary(level, batch[0].text, sources, batch[0].tokens, sid,
-                                     children, 0, carried=True))
-            continue
-        text = summariser(prompt)
+    def merge(batch: _Batch) -> Summary:
+        text = summariser(batch.prompt)
+        sid = f"L{batch.level}.{batch.number}"
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"the summariser returned {text!r:.40} for {sid}; "
                              f"a summary must be a non-empty str")
         text = text.strip()
-        summaries.append(Summary(level, text, sources, measured(measure, text), sid,
-                                 children, tokens))
-    return tuple(summaries)
+        return Summary(batch.level, text, _sources(batch), measured(measure, text), sid,
+                       tuple(e.id for e in batch.entries), batch.tokens)
+
+    def carry(batch: _Batch) -> Summary:
+        (only,) = batch.entries
+        return Summary(batch.level, only.text, only.source_ids, only.tokens,
+                       f"L{batch.level}.{batch.number}", (only.id,), 0, carried=True)
+
+    levels = [tuple(merge(batch) for batch in _batches(first, entries, 1))]   # the map
+    reason = ""
+    try:
+        for level in reduce_rounds(levels[0], pack, merge, max_rounds - 1, carry):
+            levels.append(tuple(level))
+    except NoRoom as no_room:
+        reason = (f"no progress: summary {no_room.label} alone needs a prompt of "
+                  f"{no_room.tokens} {unit}, more than the window of {window}")
+    top = levels[-1]
+    if len(top) > 1 and not reason:
+        reason = (f"max_rounds={max_rounds} reached with {len(top)} summaries left"
+                  if len(levels) == max_rounds else
+                  f"no progress: level {len(levels) + 1} would hold each of the {len(top)} "
+                  f"level-{len(levels)} summaries in a batch of its own")
+    every = list(chain.from_iterable(levels))
+    return HierarchyResult("\n\n".join(s.text for s in top), tuple(levels),
+                           sum(not s.carried for s in every),
+                           max(s.prompt_tokens for s in every), bool(reason), reason, unit)
+
+
+def _sources(batch: _Batch) -> tuple[str, ...]:
+    """The item ids a batch's summary covers: its entries' ``source_ids``, in order."""
+    return tuple(chain.from_iterable(e.source_ids for e in batch.entries))

@@ -1,0 +1,302 @@
+"""The lesson-07 whole-turn checker (kit.checks.chatbot_turn) accepts right chatbots of any
+design, kit's Chatbot and the lesson's answer included, and rejects every registered wrong
+one with its hint."""
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from kit.checks import CheckFailed
+from kit.checks import chatbot_turn as checks
+from kit.checks.chatbot_turn import check_chatbot_turn
+from kit.mistakes import mistakes
+import kit.rag
+from kit.rag import (NOTHING_RETRIEVED, REFUSAL, REWRITE_SYSTEM, SYSTEM_PROMPT, Chatbot,
+                     build_rewrite_prompt, check_citations, clean_query, cod_chatbot,
+                     markers_to_ids, number_chunks, parse_citations, refuse, rewrite_query)
+from kit.rag.cod import COD_QUESTIONS
+
+LESSON = Path(__file__).resolve().parents[1] / "solutions" / "07_rag_chatbot.ipynb"
+NAME = "chatbot turn"
+
+
+# -- right answers of different designs ---------------------------------------------------
+@dataclass(frozen=True)
+class Reply:
+    answer: str
+    query: str
+    chunk_ids: tuple
+    cited_ids: tuple
+
+
+class OwnRewriteBot:
+    """Its own rewrite (exercise 2's answer), a memory made by an eager setdefault (one
+    factory call per ask, the first memory kept), a dataclass for the result."""
+
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        self.retriever, self.llm, self.factory, self.top_k = retriever, llm, memory_factory, top_k
+        self.sessions = {}
+
+    def standalone(self, history, question):
+        if not history.strip():
+            return question
+        try:
+            reply = self.llm(REWRITE_SYSTEM, build_rewrite_prompt(history, question))
+        except Exception:
+            return question
+        query, _ = clean_query(reply)
+        return question if query is None else query
+
+    def saved(self, answer, chunks):
+        return markers_to_ids(answer, chunks)
+
+    def ask(self, session_id, question):
+        memory = self.sessions.setdefault(session_id, self.factory())
+        history = memory.context()
+        query = self.standalone(history, question)
+        chunks = list(self.retriever.search(query, self.top_k))
+        if not chunks:
+            shown, cited = refuse(NOTHING_RETRIEVED).answer, ()
+        else:
+            draft = self.llm(SYSTEM_PROMPT, build_answer_prompt(history, chunks, question))
+            found = parse_citations(draft, chunks)
+            shown, cited = check_citations(draft, found).answer, found.chunk_ids
+        memory.add("user", question)
+        memory.add("assistant", self.saved(shown, chunks))
+        return Reply(shown, query, tuple(c.id for c in chunks), tuple(cited))
+
+
+def build_answer_prompt(history, chunks, question):
+    """The answer prompt put together by hand (the same text as kit's)."""
+    parts = [f"Conversation so far:\n{history.strip()}"] if history.strip() else []
+    return "\n\n".join(parts + [f"Context:\n{number_chunks(chunks)}", f"Question: {question}"])
+
+
+def plan_turn(llm, retriever, top_k, history, question):
+    """A pure turn: state in, (result, messages to save) out; nothing written here."""
+    rewrite = rewrite_query(llm, history, question)
+    chunks = retriever.search(rewrite.query, top_k)
+    if not chunks:
+        verdict, citations = refuse(NOTHING_RETRIEVED), None
+    else:
+        draft = llm(SYSTEM_PROMPT, kit.rag.build_answer_prompt(history, chunks, question))
+        citations = parse_citations(draft, chunks)
+        verdict = check_citations(draft, citations)
+    cited = [] if citations is None else list(dict.fromkeys(c.chunk_id
+                                                            for c in citations.citations))
+    result = {"answer": verdict.answer, "query": rewrite.query,
+              "chunk_ids": [c.id for c in chunks], "cited_ids": cited}
+    return result, [("user", question), ("assistant", markers_to_ids(verdict.answer, chunks))]
+
+
+class PlanThenCommitBot:
+    """Sessions in a defaultdict, the turn planned by a pure function, then committed."""
+
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        self.deps = (llm, retriever, top_k)
+        self.memories = defaultdict(memory_factory)
+
+    def ask(self, session_id, question):
+        memory = self.memories[session_id]
+        result, writes = plan_turn(*self.deps, memory.context(), question)
+        for role, text in writes:
+            memory.add(role, text)
+        return SimpleNamespace(**result)
+
+
+class KitChatbot:
+    """The thin adapter a kit chatbot needs: none but the names. Kept to show the
+    constructor the checker uses matches Chatbot's keywords."""
+
+    def __new__(cls, retriever, llm, memory_factory, top_k=5):
+        return Chatbot(retriever=retriever, llm=llm, memory_factory=memory_factory, top_k=top_k)
+
+
+def lesson_answer():
+    """The lesson's RagChatbot, run from the solution notebook's exercise cell."""
+    nb = nbformat.read(LESSON, as_version=4)
+    cell = next(c for c in nb.cells if "exercise" in c.metadata.get("tags", [])
+                and "class RagChatbot" in c.source)
+    namespace = {name: getattr(kit.rag, name) for name in kit.rag.__all__}
+    exec(compile(cell.source, str(LESSON), "exec"), namespace)
+    return namespace["RagChatbot"]
+
+
+@pytest.mark.parametrize("right", [OwnRewriteBot, PlanThenCommitBot, Chatbot, KitChatbot],
+                         ids=["own-rewrite", "plan-then-commit", "kit-Chatbot", "kit-adapter"])
+def test_right_answers_pass(right, passes):
+    passes(check_chatbot_turn, right, NAME)
+
+
+def test_the_lessons_answer_passes(passes):
+    passes(check_chatbot_turn, lesson_answer(), NAME)
+
+
+# -- wrong answers ---------------------------------------------------------------------------
+def test_enough_mistakes_are_registered():
+    found = mistakes(NAME)
+    assert len(found) >= 5 and len({m.name for m in found}) == len(found)
+
+
+@pytest.mark.parametrize("wrong", mistakes(NAME), ids=lambda m: m.name)
+def test_each_registered_mistake_is_rejected_with_its_hint(wrong, rejects):
+    failure = rejects(check_chatbot_turn, wrong.answer, wrong.hint)
+    message = str(failure)
+    assert "turn " in message and "Why: " in message and "Hint: " in message, message
+
+
+class Stub:
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        raise NotImplementedError("Exercise: write your answer here")
+
+    def ask(self, session_id, question):
+        raise NotImplementedError("Exercise: write your answer here")
+
+
+class StubAsk(OwnRewriteBot):
+    def ask(self, session_id, question):
+        raise NotImplementedError("Exercise: write your answer here")
+
+
+@pytest.mark.parametrize("stub, name", [(Stub, "Stub is not written yet"),
+                                        (StubAsk, "ask is not written yet")])
+def test_the_stub_is_not_written_yet(stub, name, rejects):
+    rejects(check_chatbot_turn, stub, name, "not written yet")
+
+
+class NoReturn(OwnRewriteBot):
+    def ask(self, session_id, question):
+        super().ask(session_id, question)
+
+
+class MissingField(OwnRewriteBot):
+    def ask(self, session_id, question):
+        reply = super().ask(session_id, question)
+        return {"answer": reply.answer, "query": reply.query, "chunk_ids": reply.chunk_ids}
+
+
+class ChunksNotIds(OwnRewriteBot):
+    def ask(self, session_id, question):
+        reply = super().ask(session_id, question)
+        chunks = self.retriever.inner.search(reply.query, self.top_k)
+        return {**vars(reply), "chunk_ids": chunks}
+
+
+class OneArgumentModel(OwnRewriteBot):
+    def ask(self, session_id, question):
+        self.llm(f"{SYSTEM_PROMPT}\n\n{question}")
+        return super().ask(session_id, question)
+
+
+class WrapsTheError(OwnRewriteBot):
+    def ask(self, session_id, question):
+        try:
+            return super().ask(session_id, question)
+        except TimeoutError as exc:
+            raise RuntimeError("the turn failed") from exc
+
+
+class IgnoresTopK(OwnRewriteBot):
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        super().__init__(retriever, llm, memory_factory, 5)
+
+
+class OwnMarkerIds(OwnRewriteBot):
+    """Replaces each marker by its own "(source: id)": [1][2] gives two parentheses."""
+
+    def saved(self, answer, chunks):
+        def one(marker):
+            n = int(marker.group(1))
+            return f"(source: {chunks[n - 1].id})" if 1 <= n <= len(chunks) else marker.group(0)
+        return re.sub(r"\[(\d+)\]", one, answer)
+
+
+class NoAsk:
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        pass
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (NoReturn, ["should return a dict", "without a `return`"]),
+    (MissingField, ["cited_ids", "should return a dict"]),
+    (ChunksNotIds, ["chunk_ids should be a list of chunk ids", "c.id"]),
+    (OneArgumentModel, ["chat model", "two strings"]),
+    (WrapsTheError, ["should raise TimeoutError", "got RuntimeError", "unchanged"]),
+    (IgnoresTopK, ["top_k=1", "k=1", "self.top_k"]),
+    (OwnMarkerIds, ["two chunks cited", "(sources: c1, c2)", "markers_to_ids"]),
+    (NoAsk, ["has no ask method"]),
+    (lambda **kwargs: None, ["has no ask method"]),
+    ("RagChatbot", ["takes your class"]),
+])
+def test_other_wrong_shapes_are_named(wrong, hints, rejects):
+    rejects(check_chatbot_turn, wrong, *hints)
+
+
+# -- the checker itself ------------------------------------------------------------------------
+def test_the_cod_case_is_the_lessons_trace():
+    case = checks._CASES[0]
+    assert case.turns == tuple(("s1", q) for q in COD_QUESTIONS)
+    want = [t.result for t in checks._kit_turns(case)]
+    bot = cod_chatbot()
+    lesson = [bot.ask("s1", q) for q in COD_QUESTIONS]
+    for got, trace in zip(want, lesson):
+        assert (got.query, got.chunk_ids, got.cited_ids, got.answer) == \
+               (trace.query, trace.chunk_ids, trace.cited_ids, trace.answer)
+    assert [(a.query, a.chunk_ids, a.cited_ids) for a in want] == [
+        (COD_QUESTIONS[0], ("c1", "c2"), ("c1",)),
+        ("cash-on-delivery refund", ("c2",), ("c2",))]
+
+
+def test_the_cases_cover_failures_refusals_and_fallbacks():
+    turns = [t for case in checks._CASES for t in checks._kit_turns(case)]
+    results = [t.result for t in turns if t.error is None]
+    assert sum(isinstance(t.error, TimeoutError) for t in turns) == 2
+    reasons = {r.guardrail.reason.split(":")[0] for r in results}
+    assert {"no citation", "invalid marker [2]", "nothing retrieved"} <= reasons
+    assert {r.rewrite.reason.split(" (")[0] for r in results} >= {
+        "rewrite call failed", "rewrite rejected", "rewritten"}
+    assert any(r.answer == REFUSAL and r.cited_ids == ("c1",) for r in results)   # mixed
+
+
+def test_the_random_conversations_are_seeded_and_reach_every_path():
+    def cases():
+        rng = random.Random(checks._SEED)
+        return [checks._random_case(rng, n) for n in range(1, checks._RANDOM_CONVERSATIONS + 1)]
+    first = cases()
+    assert first == cases() and len(first) >= 8
+    turns = [t for case in first for t in checks._kit_turns(case)]
+    results = [t.result for t in turns if t.error is None]
+    assert any(t.error for t in turns)                                  # an answer call failed
+    assert {r.rewrite.reason.split(" (")[0] for r in results} >= {
+        "first turn: no history, raw question", "rewrite call failed", "rewrite rejected",
+        "rewritten"}
+    assert {r.refused for r in results} == {True, False}
+    assert {case.top_k for case in first} == {1, 2, 5}
+    assert {sid for case in first for sid, _ in case.turns} == {"s1", "s2"}
+
+
+
+
+def test_the_check_is_deterministic_and_fast(capsys):
+    start = time.perf_counter()
+    check_chatbot_turn(Chatbot)
+    check_chatbot_turn(Chatbot)
+    assert time.perf_counter() - start < 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == lines[1] and lines[0].startswith("PASS chatbot turn: ")
+
+
+def test_a_failure_names_the_learners_line():
+    failure = pytest.raises(CheckFailed, check_chatbot_turn,
+                            next(m.answer for m in mistakes(NAME)
+                                 if m.name == "rewrite-without-fallback")).value
+    assert isinstance(failure.__cause__, TimeoutError)
+    assert "a rewrite call that raises, turn 2" in str(failure)
