@@ -1,11 +1,15 @@
-"""Benchmark: cost of adding a message to each memory at 100, 1,000 and 10,000 messages.
+"""Benchmark: cost of adding a message to each memory at 100, 1,000, 2,000 and 10,000
+messages, against the floor.
 
-Prints one row per (memory, messages): microseconds per add (best of --repeat runs,
-garbage collector paused as in ``timeit``),
-tokenizer calls per add, and the context size in tokens (cl100k_base) at the end.
-The last line is the per-add time ratio of summary memory between 10,000 and 100
-messages: near 1 means adding costs the same late in a conversation as early on,
-because every message is measured once and sizes are running totals.
+The first rows are the floor (:class:`kit.floor.FloorMemory`: measure each message
+once, keep a running total; nothing else), timed in the same run. Prints one row per
+(memory, messages): microseconds per add (best of --repeat runs, garbage collector
+paused as in ``timeit``), that time as a multiple of the floor's at the same length,
+tokenizer calls per add, and the context size in tokens (cl100k_base) at the end. The
+last lines are the per-add time ratio between 10,000 and 100 messages of the token
+window and the summary memory: near 1 means adding costs the same late in a
+conversation as early on, because every message is measured once and sizes are
+running totals.
 
 Usage: python benchmarks/memory_add.py [--repeat 3]
 """
@@ -16,13 +20,16 @@ import gc
 import time
 
 from kit.conversations import shopping_chat
+from kit.floor import FloorMemory
 from kit.llm import prompt_following_summariser
 from kit.memory import FullHistory, SlidingWindow, SummaryMemory, TokenWindow
 from kit.tokens import CallCounter, tiktoken_counter
 from kit.trace import Table
 
-SIZES = (100, 1_000, 10_000)
+SIZES = (100, 1_000, 2_000, 10_000)
+FLOOR = "floor (count once, running total)"
 MEMORIES = {
+    FLOOR: lambda m: FloorMemory(m),
     "full history": lambda m: FullHistory(m),
     "sliding window (6 messages)": lambda m: SlidingWindow(6, m),
     "token window (500 tokens)": lambda m: TokenWindow(500, m),
@@ -64,12 +71,13 @@ def main() -> None:
             results = [run(factory, chat[:n], measure) for _ in range(args.repeat)]
             seconds, calls, size = min(results)
             per_add[name, n] = seconds / n * 1e6
-            rows.append([name, f"{n:,}", f"{per_add[name, n]:.1f}", f"{calls / n:.2f}", size])
-    print(Table(["memory", "messages", "us per add", "tokenizer calls per add",
+            rows.append([name, f"{n:,}", f"{per_add[name, n]:.1f}",
+                         f"{per_add[name, n] / per_add[FLOOR, n]:.2f}", f"{calls / n:.2f}", size])
+    print(Table(["memory", "messages", "us per add", "x floor", "tokenizer calls per add",
                  "context (tokens)"], rows))
-    summary = "summary memory (500 tokens, keep_recent=4)"
-    ratio = per_add[summary, SIZES[-1]] / per_add[summary, SIZES[0]]
-    print(f"per-add time ratio {SIZES[-1]}/{SIZES[0]} turns: {ratio:.2f}")
+    for name in ("token window (500 tokens)", "summary memory (500 tokens, keep_recent=4)"):
+        ratio = per_add[name, SIZES[-1]] / per_add[name, SIZES[0]]
+        print(f"{name}: per-add time ratio {SIZES[-1]}/{SIZES[0]} turns: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -43,9 +43,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kit.llm import PromptModel, parse_summary_turns
-from kit.memory.base import check_int
+from kit.llm import PromptModel
+from kit.prompts import parse_summary_turns
 from kit.tokens import Measure, approx_tokens, measured, unit_of
+from kit.validation import check_int
 
 __all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
            "fact_score", "is_fact_bearing", "fact_sentences", "extract_summary",

@@ -17,30 +17,27 @@ The stubs accept either shape (``*args``), so one stub can play both.
 - :class:`FailingLLM`: raises (TimeoutError by default) on chosen calls.
 - :class:`CountingLLM`: counts calls and prompt/reply sizes of any model.
 
-The summarisers read the prompt layout of :func:`kit.memory.summary.build_summary_prompt`:
-a "Current summary:" section (``(none)`` when empty) and a "New turns:" section with
-one ``role: content`` line per turn.
+The summarisers read the prompt layout of :func:`kit.prompts.build_summary_prompt` with
+:func:`kit.prompts.parse_summary_turns`: a "Current summary:" section (``(none)`` when
+empty) and a "New turns:" section with one ``role: content`` line per turn.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from kit.prompts import SUMMARY_HEADER, parse_summary_prompt, parse_summary_turns
 from kit.tokens import Measure, approx_tokens
 
 __all__ = [
     "PromptModel", "ChatModel", "ScriptExhaustedError", "ScriptedLLM",
     "fact_listing_summariser", "gist_summariser", "FailingLLM", "check_call_numbers", "CountingLLM",
-    "SUMMARY_HEADER", "TURNS_HEADER", "NO_SUMMARY", "parse_summary_prompt",
-    "parse_summary_turns", "prompt_following_summariser", "KEEP_WORDS", "lossy_summariser",
+    "prompt_following_summariser", "KEEP_WORDS", "lossy_summariser",
     "NOTHING_LEFT",
 ]
 
 PromptModel = Callable[[str], str]
 ChatModel = Callable[[str, str], str]
 
-SUMMARY_HEADER = "Current summary:\n"
-TURNS_HEADER = "New turns:\n"
-NO_SUMMARY = "(none)"
 
 
 def _last_text(args: tuple) -> str:
@@ -80,56 +77,6 @@ class ScriptedLLM:
                 f"another; the prompt began {prompt[:60]!r}")
         self.prompts.append(prompt)
         return self.replies[call - 1]
-
-
-def parse_summary_prompt(prompt: str) -> tuple[str, list[str]]:
-    """Split a summary prompt into (current summary, list of new turn contents).
-
-    :func:`parse_summary_turns` without the roles. The current summary is "" when the
-    prompt says ``(none)``. Raises TypeError for a non-str prompt, ValueError if either
-    header line is missing.
-    """
-    summary, turns = parse_summary_turns(prompt)
-    return summary, [content for _, content in turns]
-
-
-def parse_summary_turns(prompt: str) -> tuple[str, list[tuple[str, str]]]:
-    """Split a summary prompt into (current summary, list of ``(role, content)`` pairs).
-
-    Reads the layout of :func:`kit.memory.summary.build_summary_prompt`: headers and
-    turns start at column 0, and further lines of a summary or turn are indented by two
-    spaces (so user text cannot fake a header or a turn). A turn line is ``user: ...``
-    or ``assistant: ...``; the role is "user" or "assistant". The current summary is ""
-    when the prompt says ``(none)``. Raises TypeError for a non-str prompt, ValueError
-    if either header line is missing.
-    """
-    if not isinstance(prompt, str):
-        raise TypeError(f"a summary prompt is a str, got {type(prompt).__name__}: {prompt!r:.60}")
-    lines = prompt.split("\n")
-    summary_at = _last_line(lines, SUMMARY_HEADER.strip())
-    turns_at = _last_line(lines, TURNS_HEADER.strip())
-    if summary_at is None or turns_at is None or turns_at < summary_at:
-        raise ValueError(f"not a summary prompt (needs the lines {SUMMARY_HEADER.strip()!r} "
-                         f"then {TURNS_HEADER.strip()!r}): {prompt[:60]!r}")
-    summary = _dedent(lines[summary_at + 1:turns_at]).strip()
-    turns: list[tuple[str, str]] = []
-    for line in lines[turns_at + 1:]:
-        role, sep, text = line.partition(": ")
-        if sep and role in ("user", "assistant"):
-            turns.append((role, text))                   # a new turn
-        elif turns and line.startswith("  "):            # the next line of a multi-line
-            role, text = turns[-1]                       # message
-            turns[-1] = (role, text + "\n" + line[2:])
-    return ("" if summary == NO_SUMMARY else summary), turns
-
-
-def _last_line(lines: list[str], wanted: str) -> int | None:
-    found = [i for i, line in enumerate(lines) if line == wanted]
-    return found[-1] if found else None
-
-
-def _dedent(lines: list[str]) -> str:
-    return "\n".join(line[2:] if line.startswith("  ") else line for line in lines)
 
 
 def fact_listing_summariser(prompt: str) -> str:

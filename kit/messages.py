@@ -138,7 +138,7 @@ def speaker_in_text(messages: Sequence[Message]) -> list[Message]:
     kept, speaker and date cleared); messages without a speaker come back as they are.
 
     For prompts whose turns must stay ``role: content`` lines (the summary prompt of
-    :func:`kit.memory.prompts.build_summary_prompt`, which the stub summarisers read):
+    :func:`kit.prompts.build_summary_prompt`, which the stub summarisers read):
     the summary then keeps who said what. Sizes are not re-measured. A new list; items
     that are not messages pass through unchanged (the prompt builder rejects them).
     """

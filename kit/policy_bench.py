@@ -51,11 +51,11 @@ from dataclasses import dataclass
 from kit.extractive import make_extractive_summariser
 from kit.locomo import CATEGORIES, LongConversation
 from kit.memory import RecallMemory, SummaryMemory, TokenWindow, TurnIndex
-from kit.memory.base import check_budget
 from kit.memory_eval import CachedMeasure, MemoryFactory, evaluate
 from kit.memory_scores import EvalRun
 from kit.tokens import Measure
 from kit.trace import Table
+from kit.validation import check_budget
 
 __all__ = ["STRATEGIES", "BUDGETS", "Target", "TARGETS", "TARGET_BUDGET", "TARGET_STRATEGY",
            "BESIDE", "PolicyRun", "TargetCheck", "strategy_factories", "pick_strategies",

@@ -38,8 +38,8 @@ from kit.extractive import make_extractive_summariser
 from kit.llm import CountingLLM, prompt_following_summariser
 from kit.memory import (CARELESS_PROMPT, SUMMARY_PROMPT, Memory, SlidingWindow,
                         SummaryMemory, TokenWindow)
-from kit.memory.base import check_budget, check_int
 from kit.trace import Table
+from kit.validation import check_budget, check_int
 
 __all__ = ["Strategy", "STRATEGIES", "DEFAULT_BUDGET", "KEEP_RECENT", "WINDOW_MESSAGES",
            "CARELESS_WORDS", "summary_stub", "RetentionRow", "retention", "retention_table"]

@@ -1,16 +1,18 @@
-"""The raw transcript in SQLite, so a restart forgets nothing (seed 001, seed 000).
+"""The raw transcript in SQLite, so a restart forgets nothing.
 
 A memory's summary is lossy; the transcript is the source of truth. Every message a
 memory adds is written here *before* any compaction runs, with who said it and when
 (``speaker``, ``when``) if the message says so, and the memory's state is saved after
-every add; :func:`restore` rebuilds a freshly constructed memory from the two, and a
-summary can always be redone from the stored turns. The wiring between a memory and
-the store (:func:`attach_store`, :func:`restore`, :func:`memory_state`,
-:class:`SessionLink`) lives in :mod:`kit.persistence` and is importable from here too.
+every add; :func:`kit.persistence.restore` rebuilds a freshly constructed memory from
+the two, and a summary can always be redone from the stored turns. This module is the
+store alone; the wiring between a memory and the store (``attach_store``, ``restore``,
+``memory_state``, ``SessionLink``) is :mod:`kit.persistence`, one layer up:
+
+    from kit.persistence import attach_store, restore
 
     with TranscriptStore("chat.db") as store:
         memory = SummaryMemory(summariser, budget=200)
-        attach_store(memory, store, "alice")       # or memory.attach(store, "alice")
+        attach_store(memory, store, "alice")
         memory.add("user", "my order is 88412")
     # ... a new process:
     with TranscriptStore("chat.db") as store:
@@ -35,9 +37,7 @@ from collections.abc import Callable, Iterable
 
 from kit.messages import TURN_ROLES, Message
 
-__all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "check_session",
-           # the memory wiring, defined in kit.persistence (see __getattr__ below)
-           "SessionLink", "attach_store", "restore", "memory_state"]
+__all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "check_session"]
 
 SCHEMA_VERSION = 2
 _SCHEMA = (
@@ -54,18 +54,6 @@ _MIGRATIONS = {   # from version -> the statements that take a file to the next 
           "ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''"),
 }
 _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
-_WIRING = ("SessionLink", "attach_store", "restore", "memory_state", "SUMMARY_FIELDS")
-
-
-def __getattr__(name: str):
-    """``from kit.store import restore`` (and the rest of :data:`_WIRING`) keeps working:
-    they live in :mod:`kit.persistence`, imported on first use (it imports this module)."""
-    if name in _WIRING:
-        from kit import persistence
-        return getattr(persistence, name)
-    raise AttributeError(f"module 'kit.store' has no attribute {name!r}")
-
-
 class StoreError(ValueError):
     """The file is not a usable transcript store (corrupt, another program's SQLite
     database, a newer schema, or unopenable), or stored data cannot rebuild a memory.

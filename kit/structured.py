@@ -28,7 +28,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from kit.llm import parse_summary_prompt
+from kit.prompts import parse_summary_prompt
 
 __all__ = ["StructuredSummary", "parse_structured_summary", "load_json_reply", "decode_json",
            "STRUCTURED_SUMMARY_PROMPT",

@@ -1,18 +1,53 @@
-"""Tables for traces: HTML in Jupyter (text escaped), aligned plain text in a terminal.
+"""Trace events and tables: what each ``add`` of a memory did, and how to show it.
 
-:class:`Table` holds column names and rows of plain values; :func:`trace_table` turns
-a memory's :class:`~kit.memory.base.TraceEvent` list into one, with the size unit in
-the column names.
+:class:`TraceEvent` is the record a memory appends on every ``add``; :class:`Table`
+holds column names and rows of plain values and displays as HTML in Jupyter (text
+escaped) or aligned plain text in a terminal; :func:`trace_table` turns a memory's
+event list into one, with the size unit in the column names.
 """
 from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
 
-from kit.memory.base import TraceEvent
+from typing import NamedTuple
+
 from kit.messages import span
 
-__all__ = ["Table", "trace_table", "describe_event", "span", "compaction_table"]
+__all__ = ["TraceEvent", "Table", "trace_table", "describe_event", "span", "compaction_table"]
+
+
+class TraceEvent(NamedTuple):
+    """What one ``add`` did.
+
+    ``message``: the message's number (1-based); ``tokens``: its size;
+    ``size_before``: context size right after appending it, before any eviction or
+    compaction; ``size_after``: size when ``add`` returned; ``turns_before`` /
+    ``turns_after``: verbatim turns at those two moments; ``action``: "kept",
+    "evicted", "compacted" or "failed"; ``moved``: numbers of the messages evicted or
+    folded into the summary; ``note``: why, in words. Sizes are in ``unit``.
+    ``summariser``: who wrote the new summary ("model", "fallback"; "" when no
+    summary was written); ``trigger``: why compaction fired (the trigger's ``why``, see
+    :mod:`kit.memory.triggers`; "" when it did not).
+    """
+
+    message: int
+    role: str
+    tokens: int
+    size_before: int
+    size_after: int
+    turns_before: int
+    turns_after: int
+    unit: str
+    action: str = "kept"
+    moved: tuple[int, ...] = ()
+    note: str = ""
+    summariser: str = ""
+    trigger: str = ""
+
+    @property
+    def compacted(self) -> bool:
+        return self.action == "compacted"
 
 
 class Table:

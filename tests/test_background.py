@@ -6,10 +6,12 @@ import threading
 
 import pytest
 
-from kit.llm import fact_listing_summariser, parse_summary_prompt
+from kit.llm import fact_listing_summariser
 from kit.memory import CompactionError, SummaryMemory
 from kit.memory.background import BACKGROUND_ROLE, BackgroundSummaryMemory
-from kit.store import TranscriptStore, restore
+from kit.persistence import attach_store, restore
+from kit.prompts import parse_summary_prompt
+from kit.store import TranscriptStore
 from kit.tokens import count_words
 
 LIMIT = 30   # seconds; never reached unless the code under test is broken
@@ -201,7 +203,7 @@ def test_with_a_store_a_restart_mid_compaction_loses_nothing(tmp_path):
     model = GatedSummariser()
     with TranscriptStore(path) as store:
         memory = make(model)
-        memory.attach(store, "s")
+        attach_store(memory, store, "s")
         for role, text in TURNS[:6]:
             memory.add(role, text)
         assert model.entered.wait(LIMIT) and memory.pending

@@ -12,13 +12,17 @@ def test_memory_add_benchmark_prints_its_table():
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert lines[0].split()[:3] == ["memory", "messages", "us"]
-    rows = lines[2:-1]
-    assert len(rows) == 12
+    assert re.split(r"\s{2,}", lines[0]) == ["memory", "messages", "us per add", "x floor",
+                                             "tokenizer calls per add", "context (tokens)"]
+    rows = [re.split(r"\s{2,}", line) for line in lines[2:-2]]
+    assert [row[:2] for row in rows[:4]] == [["floor (count once, running total)", n]
+                                             for n in ("100", "1,000", "2,000", "10,000")]
+    assert len(rows) == 20 and all(row[3] == "1.00" for row in rows[:4])   # the floor is 1x
     # every message is measured once (summary memory also measures each new summary)
-    calls = [float(line.split()[-2]) for line in rows]
-    assert calls[:9] == [1.0] * 9 and all(1.0 <= c <= 1.05 for c in calls[9:])
-    assert re.fullmatch(r"per-add time ratio 10000/100 turns: \d+\.\d\d", lines[-1])
+    calls = [float(row[4]) for row in rows]
+    assert calls[:16] == [1.0] * 16 and all(1.0 <= c <= 1.05 for c in calls[16:])
+    for line, name in zip(lines[-2:], ("token window", "summary memory")):
+        assert re.fullmatch(rf"{name} \(.*\): per-add time ratio 10000/100 turns: \d+\.\d\d", line)
 
 
 def test_hierarchical_benchmark_prints_its_table():

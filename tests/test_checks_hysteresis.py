@@ -7,7 +7,7 @@ import random
 import pytest
 
 from kit.checks.hysteresis import check_fold_until, fold_reference
-from kit.memory import SummaryMemory
+from kit.memory import RobustSummaryMemory
 from kit.messages import Message
 
 
@@ -77,9 +77,9 @@ def test_fold_until_wrong_answers_are_rejected(rejects, wrong, hints):
 
 
 def kit_fold(turns, size, budget, target, keep_recent):
-    """What SummaryMemory (OverBudget with a target) plans for the same numbers."""
+    """What RobustSummaryMemory (OverBudget with a target) plans for the same numbers."""
     sizes = {f"t{i}": tokens for i, (_, tokens) in enumerate(turns)}
-    memory = SummaryMemory(lambda prompt: "summary", budget=max(budget, 1),
+    memory = RobustSummaryMemory(lambda prompt: "summary", budget=max(budget, 1),
                            keep_recent=keep_recent, target=target,
                            measure=lambda text: sizes.get(text, 0))
     for i, (role, _) in enumerate(turns):

@@ -5,12 +5,10 @@ layout on either side (prompt builder or parser) breaks these tests.
 """
 import pytest
 
-from kit.llm import (CountingLLM, FailingLLM, ScriptedLLM, ScriptExhaustedError,
-                     fact_listing_summariser, gist_summariser, parse_summary_prompt,
-                     parse_summary_turns, prompt_following_summariser, lossy_summariser,
-                     NOTHING_LEFT)
+from kit.llm import CountingLLM, FailingLLM, ScriptedLLM, ScriptExhaustedError, fact_listing_summariser, gist_summariser, prompt_following_summariser, lossy_summariser, NOTHING_LEFT
 from kit.memory import CARELESS_PROMPT, SUMMARY_PROMPT, build_summary_prompt
 from kit.messages import make_message
+from kit.prompts import parse_summary_prompt, parse_summary_turns
 from kit.tokens import approx_tokens, count_words
 
 LAPTOP = [("user", "I need a laptop under Rs 60000"),

@@ -1,4 +1,4 @@
-"""SummaryMemory, production-grade: compute-then-commit steps, failures at any compaction,
+"""RobustSummaryMemory, production-grade: compute-then-commit steps, failures at any compaction,
 fallback, timeout, structured summaries, the summary cap, and rebuilding from source."""
 import threading
 
@@ -6,10 +6,11 @@ import pytest
 
 from kit.conversations import LAPTOP_TURNS, facts_in, replay, shopping_chat
 from kit.extractive import make_extractive_summariser, split_sentences
-from kit.llm import (FailingLLM, ScriptedLLM, fact_listing_summariser, parse_summary_prompt)
-from kit.memory import (SHORTEN_PROMPT, CompactionError, SummariserFailed, SummaryMemory,
+from kit.llm import FailingLLM, ScriptedLLM, fact_listing_summariser
+from kit.memory import (SHORTEN_PROMPT, CompactionError, SummariserFailed, RobustSummaryMemory,
                         SummaryUpdate, fold_spans, resummarise)
 from kit.messages import make_message
+from kit.prompts import parse_summary_prompt
 from kit.structured import STRUCTURED_SUMMARY_PROMPT, StructuredSummary
 from kit.tokens import approx_tokens, count_words
 
@@ -22,7 +23,7 @@ def snapshot(memory):
 
 def laptop(summariser, **kwargs):
     kwargs.setdefault("budget", 20)
-    return SummaryMemory(summariser, keep_recent=2, measure=count_words, **kwargs)
+    return RobustSummaryMemory(summariser, keep_recent=2, measure=count_words, **kwargs)
 
 
 def echo(prefix):
@@ -83,7 +84,7 @@ CHAT = shopping_chat(60)
 
 
 def reference_run():
-    memory = SummaryMemory(fact_listing_summariser, budget=150, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=150, keep_recent=2)
     replay(memory, CHAT)
     return memory
 
@@ -98,7 +99,7 @@ def test_the_chat_has_many_compactions():
 @pytest.mark.parametrize("failing_call", range(1, N_COMPACTIONS + 1))
 def test_no_turn_lost_whichever_compaction_fails(failing_call):
     model = FailingLLM(fact_listing_summariser, fail_on={failing_call})
-    memory = SummaryMemory(model, budget=150, keep_recent=2)
+    memory = RobustSummaryMemory(model, budget=150, keep_recent=2)
     failed_plan = None
     for role, text in CHAT + [("user", "One more thing?")]:   # a compaction after any failure
         try:
@@ -250,7 +251,7 @@ def test_malformed_json_falls_back_and_open_points_carry_over():
     model = ScriptedLLM(['{"summary": "Wants a laptop under Rs 60000.", '
                          '"open_points": ["coding or gaming?"]}',
                          '{"summary": "missing its open points"}'])
-    memory = SummaryMemory(model, budget=20, keep_recent=2, measure=count_words,
+    memory = RobustSummaryMemory(model, budget=20, keep_recent=2, measure=count_words,
                            structured=True, fallback=lambda prompt: "Laptop, Rs 60000, 1.5 kg")
     events = replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"),
                                             ("assistant", "Yes it is")])
@@ -267,7 +268,7 @@ def test_a_plain_text_fallback_never_copies_an_open_point_into_the_summary():
     # the open point carries a fact (an id), so the extractive rules would keep it if
     # they saw it; they see the summary field alone, and the point is carried over apart
     seen = ScriptedLLM(["[user] Coding, and it must weigh under 1.5 kg"])
-    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
                            keep_recent=2, measure=count_words, structured=True, fallback=seen)
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
     assert parse_summary_prompt(seen.prompts[0])[0] == "Wants a laptop under Rs 60000."
@@ -277,7 +278,7 @@ def test_a_plain_text_fallback_never_copies_an_open_point_into_the_summary():
 
 
 def test_the_extractive_fallback_keeps_the_open_point_once():
-    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
                            keep_recent=2, measure=count_words, structured=True,
                            fallback=make_extractive_summariser(cap=30, measure=count_words))
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
@@ -295,7 +296,7 @@ def test_the_extractive_fallback_keeps_the_open_point_once():
 
 def test_a_json_fallback_cannot_close_a_point_it_did_not_see():
     fallback = ScriptedLLM(['{"summary": "Laptop, Rs 60000.", "open_points": ["Weight?"]}'])
-    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
                            keep_recent=2, measure=count_words, structured=True,
                            fallback=fallback)
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
@@ -307,7 +308,7 @@ def test_a_json_fallback_cannot_close_a_point_it_did_not_see():
 def test_a_fallback_shortening_its_summary_sees_the_summary_field_alone():
     long_text = "laptop under Rs 60000 for coding, must weigh under 1.5 kg, Zenbook 14 at Rs 57990"
     fallback = ScriptedLLM([long_text, "laptop, Rs 60000, 1.5 kg"])
-    memory = SummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=30,
+    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=30,
                            keep_recent=2, measure=count_words, structured=True,
                            fallback=fallback, summary_cap=14)
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard? " * 4), ("assistant", "Yes it is")])
@@ -352,7 +353,7 @@ def test_failed_re_summarise_is_noted_then_truncated():
 
 def test_structured_truncation_keeps_open_points():
     reply = ('{"summary": "' + LONG + '", "open_points": ["weight limit?"]}')
-    memory = SummaryMemory(ScriptedLLM([reply, reply]), budget=40, keep_recent=0,
+    memory = RobustSummaryMemory(ScriptedLLM([reply, reply]), budget=40, keep_recent=0,
                            measure=count_words, structured=True, summary_cap=12)
     replay(memory, [("user", " ".join(["word"] * 30)), ("assistant", " ".join(["ok"] * 12))])
     assert memory.structured.open_points == ("weight limit?",)
@@ -386,7 +387,7 @@ def test_fold_spans_keeps_pairs_and_the_limit():
 
 
 def test_rebuild_summary_from_source_changes_nothing():
-    memory = SummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
     replay(memory, shopping_chat(30))
     before = snapshot(memory)
     turns = [m for m in source_turns(30) if m.number in memory.folded]
@@ -409,7 +410,7 @@ def lossy(prompt):
 
 
 def test_resummarised_summary_drifts_but_a_rebuild_does_not():
-    memory = SummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
     replay(memory, shopping_chat(30))
     passes = resummarise(memory.summary, lossy, 4)
     kept = [sum(facts_in(s).values()) for s in [memory.summary] + passes]
@@ -472,7 +473,7 @@ def test_compaction_table_shows_trigger_and_summariser():
 
 def test_a_summary_that_cannot_be_cut_is_flagged_over_the_cap():
     word = "x" * 40
-    memory = SummaryMemory(ScriptedLLM([word, word]), budget=60, keep_recent=0,
+    memory = RobustSummaryMemory(ScriptedLLM([word, word]), budget=60, keep_recent=0,
                            measure=lambda s: len(s), summary_cap=10)
     event = replay(memory, [("user", "y" * 30), ("assistant", "z" * 31)])[-1]
     assert memory.summary == word and memory.summary_tokens == 40

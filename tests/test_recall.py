@@ -9,7 +9,8 @@ from kit.locomo import LongConversation, LongTurn, Question
 from kit.memory import CompactionError, RecallMemory, TurnIndex, light_stem, recall_tokenize
 from kit.memory.recall import RECALLED_TITLE, RECENT_TITLE
 from kit.memory_eval import evaluate
-from kit.store import TranscriptStore, attach_store, restore
+from kit.persistence import attach_store, restore
+from kit.store import TranscriptStore
 from kit.tokens import CallCounter, count_words
 
 FACT = "My locker code at the climbing gym is 4417."
@@ -188,7 +189,7 @@ def test_restart_round_trip_with_the_store(tmp_path):
 
 def test_the_same_context_with_or_without_a_store():
     with TranscriptStore() as store:
-        stored = fill(RecallMemory(150, measure=count_words, store=store, session_id="s"), chat(80))
+        stored = fill(attach_store(RecallMemory(150, measure=count_words), store, "s"), chat(80))
         own = fill(RecallMemory(150, measure=count_words), chat(80))
         for query in QUERIES:
             assert stored.context(query) == own.context(query)

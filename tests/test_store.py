@@ -10,10 +10,11 @@ import pytest
 
 from kit.conversations import LAPTOP_TURNS
 from kit.llm import FailingLLM, fact_listing_summariser
-from kit.memory import CompactionError, FullHistory, SlidingWindow, SummaryMemory, TokenWindow
+from kit.memory import (CompactionError, FullHistory, RobustSummaryMemory, SlidingWindow,
+                        SummaryMemory, TokenWindow)
 from kit.messages import Message
-from kit.store import (SCHEMA_VERSION, StoreError, TranscriptStore, attach_store,
-                       memory_state, restore)
+from kit.persistence import attach_store, memory_state, restore
+from kit.store import SCHEMA_VERSION, StoreError, TranscriptStore
 from kit.structured import structured_stub
 from kit.tokens import count_words
 
@@ -163,7 +164,7 @@ MEMORIES = {
     "token window": lambda: TokenWindow(25, measure=count_words, system="Be brief."),
     "summary memory": lambda: SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
                                             measure=count_words),
-    "structured, target, max_age": lambda: SummaryMemory(
+    "structured, target, max_age": lambda: RobustSummaryMemory(
         structured_stub, budget=60, keep_recent=2, measure=count_words, structured=True,
         target=40, max_age=5.0, clock=Ticks()),
 }
@@ -196,7 +197,7 @@ def test_restart_through_a_file_restores_an_equal_memory(kind, tmp_path):
     path = tmp_path / "chat.db"
     with TranscriptStore(path) as store:
         before = MEMORIES[kind]()
-        before.attach(store, "alice")
+        attach_store(before, store, "alice")
         for number, (role, text) in enumerate(TURNS, 1):
             before.add(role, text)
             assert store.count("alice") == before.added == number
@@ -241,7 +242,7 @@ def test_messages_are_written_before_compaction_runs():
             return fact_listing_summariser(prompt)
 
         memory = SummaryMemory(summariser, budget=30, keep_recent=2, measure=count_words)
-        memory.attach(store, "s")
+        attach_store(memory, store, "s")
         for role, text in TURNS:
             memory.add(role, text)
         compacted_at = [e.message for e in memory.trace if e.compacted]
@@ -253,7 +254,7 @@ def test_failed_compaction_keeps_the_message_and_saves_the_state(tmp_path):
     make = lambda model: SummaryMemory(model, budget=30, keep_recent=2, measure=count_words)
     with TranscriptStore(path) as store:
         before = make(FailingLLM(fact_listing_summariser, fail_on={1}))
-        before.attach(store, "s")
+        attach_store(before, store, "s")
         with pytest.raises(CompactionError):
             for role, text in TURNS:
                 before.add(role, text)
@@ -288,7 +289,7 @@ def test_a_failed_write_keeps_the_turn_and_is_retried_in_order(tmp_path):
     path = tmp_path / "chat.db"
     with FlakyStore(path, fail_appends={3, 4, 5}) as store:     # message 3 and two retries
         memory = SlidingWindow(4, measure=count_words)
-        memory.attach(store, "s")
+        attach_store(memory, store, "s")
         for role, text in TURNS[:3]:
             memory.add(role, text)
         assert memory.turns[-1].number == 3                      # the turn is in memory
@@ -309,7 +310,7 @@ def test_a_failed_write_keeps_the_turn_and_is_retried_in_order(tmp_path):
 
 def test_sync_writes_what_a_failed_add_left(tmp_path):
     with FlakyStore(tmp_path / "c.db", fail_appends={2}, fail_saves={2}) as store:
-        memory = FullHistory(measure=count_words, store=store, session_id="s")
+        memory = attach_store(FullHistory(measure=count_words), store, "s")
         memory.add(*TURNS[0])
         memory.add(*TURNS[1])
         assert not memory.link.state_saved and store.load_state("s")["added"] == 1
@@ -335,13 +336,13 @@ def test_attach_and_restore_refuse_what_would_lose_or_mix_data():
         used = FullHistory()
         used.add("user", "hi")
         with pytest.raises(ValueError, match="freshly constructed memory; this one has 1"):
-            used.attach(store, "s")
+            attach_store(used, store, "s")
         with pytest.raises(TypeError, match="TranscriptStore"):
-            FullHistory().attach("chat.db", "s")
-        memory = FullHistory(store=store, session_id="s")
+            attach_store(FullHistory(), "chat.db", "s")
+        memory = attach_store(FullHistory(), store, "s")
         memory.add("user", "hi")
         with pytest.raises(ValueError, match="session 's' already exists.*1 messages"):
-            FullHistory().attach(store, "s")
+            attach_store(FullHistory(), store, "s")
         with pytest.raises(ValueError, match="freshly constructed"):
             restore(memory, store, "s")
         with pytest.raises(StoreError, match="memory 'full history'.*'sliding window'"):
@@ -354,7 +355,7 @@ def test_attach_and_restore_refuse_what_would_lose_or_mix_data():
 
 def test_a_missing_verbatim_turn_is_reported():
     with TranscriptStore() as store:
-        memory = FullHistory(store=store, session_id="s")
+        memory = attach_store(FullHistory(), store, "s")
         for role, text in TURNS[:3]:
             memory.add(role, text)
         with store._lock:
@@ -382,7 +383,8 @@ def test_restart_in_another_process(tmp_path):
         import sys
         from kit.llm import fact_listing_summariser
         from kit.memory import SummaryMemory
-        from kit.store import TranscriptStore, restore
+        from kit.persistence import attach_store, restore
+        from kit.store import TranscriptStore
         from kit.tokens import count_words
         def make():
             return SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
@@ -392,7 +394,7 @@ def test_restart_in_another_process(tmp_path):
     write = setup + textwrap.dedent("""
         with TranscriptStore(sys.argv[1]) as store:
             memory = make()
-            memory.attach(store, "alice")
+            attach_store(memory, store, "alice")
             for role, text in turns:
                 memory.add(role, text)
     """)
@@ -413,7 +415,7 @@ def test_state_is_json_in_the_file(tmp_path):
     path = tmp_path / "c.db"
     with TranscriptStore(path) as store:
         memory = SlidingWindow(2, measure=count_words)
-        memory.attach(store, "s")
+        attach_store(memory, store, "s")
         for role, text in TURNS[:6]:
             memory.add(role, text)
     with sqlite3.connect(path) as raw:
@@ -429,7 +431,8 @@ def test_a_restore_that_fails_leaves_the_memory_fresh():
         store.save_state("s", {"memory": "summary memory", "unit": "words", "added": 1,
                                "turns": [[1, 1]], "summary": "", "summary_tokens": 0,
                                "compactions": 0, "structured": {"summary": ""}})
-        fresh = MEMORIES["summary memory"]()
+        fresh = RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
+                                    measure=count_words)
         with pytest.raises(ValueError, match="summary must not be empty"):
             restore(fresh, store, "s")
         assert (fresh.added, fresh.turns, fresh.link, fresh.structured) == (0, [], None, None)
@@ -488,19 +491,18 @@ def test_restore_round_trips_speaker_and_date(tmp_path):
         assert [(m.speaker, m.when) for m in again.turns] == [("Ann", "3 May"), ("Bob", "4 May")]
 
 
-def test_the_wiring_moved_to_kit_persistence_and_is_still_importable_from_kit_store():
+def test_the_wiring_lives_in_kit_persistence_only():
     import kit.persistence
     import kit.store
     for name in ("SessionLink", "attach_store", "restore", "memory_state"):
-        assert getattr(kit.store, name) is getattr(kit.persistence, name)
-    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        kit.store.nothing
+        assert name in kit.persistence.__all__ and not hasattr(kit.store, name)
+    assert not hasattr(kit.store, "__getattr__")        # no re-export behind the scenes
 
 
 # -- restore checks the settings the saved state depends on ------------------------------
 def saved_summary_session(store, **kwargs):
     kwargs = {"budget": 30, "keep_recent": 2, "measure": count_words, **kwargs}
-    memory = attach_store(SummaryMemory(fact_listing_summariser, **kwargs), store, "s")
+    memory = attach_store(RobustSummaryMemory(fact_listing_summariser, **kwargs), store, "s")
     for role, text in TURNS[:8]:
         memory.add(role, text)
     return memory
@@ -516,7 +518,7 @@ def test_restore_refuses_other_settings_and_names_them(kwargs, setting):
         saved = saved_summary_session(store)
         assert store.load_state("s")["settings"] == {"budget": 30, "keep_recent": 2,
                                                      "structured": False} == saved.settings()
-        fresh = SummaryMemory(fact_listing_summariser, **{"budget": 30, "keep_recent": 2,
+        fresh = RobustSummaryMemory(fact_listing_summariser, **{"budget": 30, "keep_recent": 2,
                                                           "measure": count_words, **kwargs})
         with pytest.raises(StoreError, match=f"session 's'.*saved with {setting}"):
             restore(fresh, store, "s")
@@ -526,9 +528,10 @@ def test_restore_refuses_other_settings_and_names_them(kwargs, setting):
 def test_restore_accepts_another_summariser_prompt_triggers_and_system_prompt():
     with TranscriptStore() as store:
         saved = saved_summary_session(store)
-        other = SummaryMemory(FailingLLM(), budget=30, keep_recent=2, measure=count_words,
-                              prompt="Shorter, please.", fallback=fact_listing_summariser,
-                              target=20, max_messages=8, summary_cap=10, system="Be kind.")
+        other = RobustSummaryMemory(FailingLLM(), budget=30, keep_recent=2,
+                                    measure=count_words, prompt="Shorter, please.",
+                                    fallback=fact_listing_summariser, target=20,
+                                    max_messages=8, summary_cap=10, system="Be kind.")
         restored = restore(other, store, "s")
         assert (restored.summary, restored.turns) == (saved.summary, saved.turns)
 
@@ -565,7 +568,7 @@ def test_a_state_saved_without_settings_still_restores():
 def test_text_that_is_not_utf8_is_refused_before_it_can_block_the_transcript(field):
     bad = "x\ud800y"                                    # a lone surrogate: no UTF-8 exists
     with TranscriptStore() as store:
-        memory = FullHistory(measure=count_words, store=store, session_id="s")
+        memory = attach_store(FullHistory(measure=count_words), store, "s")
         memory.add("user", "first")
         kwargs = {"content": "hi", "speaker": None, "when": None, field: bad}
         with pytest.raises(ValueError, match=rf"{field} is not valid Unicode.*position 1.*got 'x\\ud800y'"):

@@ -3,7 +3,7 @@ import pytest
 
 from kit.conversations import LAPTOP_TURNS, replay, shopping_chat
 from kit.llm import ScriptedLLM, fact_listing_summariser, prompt_following_summariser
-from kit.memory import Firing, OverBudget, SummaryMemory, TooManyTurns, TooOld
+from kit.memory import Firing, OverBudget, RobustSummaryMemory, TooManyTurns, TooOld
 from kit.tokens import approx_tokens, count_words
 
 
@@ -33,7 +33,7 @@ def pairs_kept_whole(memory):
 
 # -- budget and hysteresis -------------------------------------------------------------
 def compactions(target, n=200, budget=120):
-    memory = SummaryMemory(prompt_following_summariser, budget=budget, keep_recent=2,
+    memory = RobustSummaryMemory(prompt_following_summariser, budget=budget, keep_recent=2,
                            target=target)
     replay(memory, shopping_chat(n))
     return memory
@@ -65,7 +65,7 @@ def test_target_folds_the_fewest_turns_that_reach_it():
 
 
 def test_default_budget_trigger_keeps_the_seed_trace():
-    memory = SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=20, keep_recent=2,
                            measure=count_words)
     events = replay(memory, LAPTOP_TURNS)
     assert events[-1].trigger == "over budget" and events[-1].summariser == "model"
@@ -75,7 +75,7 @@ def test_default_budget_trigger_keeps_the_seed_trace():
 
 
 def test_target_cannot_fold_into_keep_recent_or_split_a_pair():
-    memory = SummaryMemory(ScriptedLLM(["S"]), budget=20, keep_recent=2, target=0,
+    memory = RobustSummaryMemory(ScriptedLLM(["S"]), budget=20, keep_recent=2, target=0,
                            measure=count_words)
     replay(memory, LAPTOP_TURNS)
     assert memory.trace[-1].moved == (1, 2)
@@ -84,7 +84,7 @@ def test_target_cannot_fold_into_keep_recent_or_split_a_pair():
 
 # -- message count ---------------------------------------------------------------------
 def test_message_count_trigger():
-    memory = SummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_messages=6, measure=count_words)
     events = replay(memory, shopping_chat(12))
     fired = [e for e in events if e.compacted]
@@ -97,7 +97,7 @@ def test_message_count_trigger():
 # -- age, on a fake clock --------------------------------------------------------------
 def test_age_trigger_with_a_fake_clock():
     clock = FakeClock()
-    memory = SummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_age=60, clock=clock, measure=count_words)
     for i, (role, text) in enumerate(shopping_chat(6)):
         clock.now = 10 * i                    # messages at 0, 10, ..., 50 s
@@ -113,7 +113,7 @@ def test_age_trigger_with_a_fake_clock():
 
 def test_age_trigger_folds_a_stale_question_with_its_reply():
     clock = FakeClock()
-    memory = SummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_age=60, clock=clock, measure=count_words)
     replay(memory, shopping_chat(4))          # all at t=0
     clock.now = 30
@@ -125,7 +125,7 @@ def test_age_trigger_folds_a_stale_question_with_its_reply():
 
 def test_age_trigger_ignores_turns_inside_keep_recent():
     clock = FakeClock()
-    memory = SummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_age=60, clock=clock, measure=count_words)
     replay(memory, shopping_chat(2))
     clock.now = 1000                          # old, but both are the keep_recent turns
@@ -135,14 +135,14 @@ def test_age_trigger_ignores_turns_inside_keep_recent():
 
 def test_no_clock_calls_without_max_age():
     clock = FakeClock()
-    memory = SummaryMemory(fact_listing_summariser, budget=30, keep_recent=2, clock=clock)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2, clock=clock)
     replay(memory, shopping_chat(20))
     assert clock.calls == 0 and memory.added_at == {}
 
 
 # -- the trigger objects -----------------------------------------------------------------
 def test_trigger_objects_answer_with_a_firing():
-    memory = SummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
                            measure=count_words)
     replay(memory, LAPTOP_TURNS)              # 26 words, 4 turns
     assert OverBudget(30).check(memory, None) is None
@@ -159,7 +159,7 @@ def test_custom_trigger_can_be_added():
         def check(self, memory, now):
             return Firing("every 4th", len(memory.turns)) if memory.added % 4 == 0 else None
 
-    memory = SummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2)
     memory.triggers.append(EveryFourth())
     events = replay(memory, shopping_chat(8))
     assert [e.message for e in events if e.compacted] == [4, 8]
@@ -179,14 +179,14 @@ def test_custom_trigger_can_be_added():
 ])
 def test_bad_trigger_arguments(kwargs, error, text):
     with pytest.raises(error, match=text):
-        SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2, measure=count_words,
+        RobustSummaryMemory(fact_listing_summariser, budget=20, keep_recent=2, measure=count_words,
                       **kwargs)
 
 
 def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
     from kit.memory import CompactionError
 
-    memory = SummaryMemory(fact_listing_summariser, budget=100, keep_recent=2, max_age=5,
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=100, keep_recent=2, max_age=5,
                            clock=lambda: "noon")
     with pytest.raises(CompactionError, match="clock must return seconds"):
         memory.add("user", "hi")
@@ -195,7 +195,7 @@ def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
 
 # -- the "still over budget" note names the real cause -------------------------------
 def test_a_target_fold_whose_summary_outgrew_its_turns_blames_the_summary():
-    memory = SummaryMemory(prompt_following_summariser, budget=120, keep_recent=2, target=90)
+    memory = RobustSummaryMemory(prompt_following_summariser, budget=120, keep_recent=2, target=90)
     event = replay(memory, shopping_chat(11))[-1]
     replaced = sum(approx_tokens(text) for _, text in shopping_chat(2))   # turns 1-2, no summary
     assert event.compacted and event.moved == (1, 2)
@@ -208,7 +208,7 @@ def test_a_target_fold_whose_summary_outgrew_its_turns_blames_the_summary():
 
 def test_a_target_fold_whose_summary_grew_past_the_hysteresis_says_so():
     turns = [("user" if i % 2 else "assistant", f"w{i} x{i} y{i}") for i in range(1, 9)]
-    memory = SummaryMemory(ScriptedLLM(["one two three four five six"]), budget=20,
+    memory = RobustSummaryMemory(ScriptedLLM(["one two three four five six"]), budget=20,
                            keep_recent=2, target=18, measure=count_words)
     event = replay(memory, turns[:7])[-1]              # 21 words > 20: fold 1-2 (6 words)
     assert event.compacted and event.moved == (1, 2) and event.size_after == 21

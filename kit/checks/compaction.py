@@ -20,9 +20,9 @@ import copy
 from collections.abc import Callable
 
 from kit.checks import CheckFailed, as_messages, call_learner, expect, passed
-from kit.llm import SUMMARY_HEADER, parse_summary_prompt
 from kit.memory import build_summary_prompt
 from kit.messages import Message
+from kit.prompts import SUMMARY_HEADER, parse_summary_prompt
 
 __all__ = ["check_compact"]
 

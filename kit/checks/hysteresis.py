@@ -11,7 +11,7 @@ never more than the foldable ones (all but the newest ``keep_recent``, the split
 moved back while it lands on an assistant turn, as in
 :func:`~kit.memory.split_for_compaction`), and if the next turn is a reply it is
 folded too (a question never leaves without its replies). Same rule as
-:class:`kit.memory.OverBudget` with a ``target`` inside :class:`kit.memory.SummaryMemory`.
+:class:`kit.memory.OverBudget` with a ``target`` inside :class:`kit.memory.RobustSummaryMemory`.
 
 :func:`fold_reference` is the answer, and with its flags the typical wrong ones. The
 checker prints one pass line (:func:`kit.checks.passed`) or raises

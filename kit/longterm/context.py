@@ -39,8 +39,8 @@ from kit.llm import PromptModel
 from kit.longterm.overflow import (DEFAULT_SUMMARY_CAP_CHARS, INTERVIEW_SUMMARY_PROMPT,
                                    build_overflow_prompt, rule_based_summary, turn_span)
 from kit.longterm.session import InterviewSession, InterviewTurn, as_turns, render_turn
-from kit.memory.base import check_int
 from kit.structured import StructuredSummary, cap_structured, parse_structured_summary
+from kit.validation import check_int
 
 __all__ = ["InterviewContext", "build_interview_context", "DEFAULT_BUDGET_CHARS"]
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from kit.llm import PromptModel
 from kit.longterm.overflow import FOLLOW_UP_BELOW
-from kit.longterm.session import MAX_SCORE, InterviewSession, _one_line, turn_to_dict
 from kit.longterm.profile import DEFAULT_MIN_SUPPORT, Profile, count_evidence, merge_profiles
-from kit.memory.base import check_int
+from kit.longterm.session import MAX_SCORE, InterviewSession, _one_line, turn_to_dict
 from kit.structured import load_json_reply
+from kit.validation import check_int
 
 __all__ = ["DISTIL_PROMPT", "SESSION_MARKER", "SIGNAL_FIELDS", "MAX_ITEMS", "PROJECT_CUES",
            "build_distil_prompt", "parse_distil_reply", "distil_stub", "rule_based_signals",

@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass
 
 from kit.longterm.session import InterviewSession, _one_line, normalise_label
-from kit.memory.base import check_int
 from kit.structured import decode_json
+from kit.validation import check_int
 
 __all__ = ["Evidence", "Profile", "count_evidence", "merge_profiles", "profile_markdown",
            "PROFILE_VERSION", "DEFAULT_MIN_SUPPORT", "MAX_SIGNALS"]

@@ -35,7 +35,7 @@ import threading
 
 from kit.memory.base import CompactionError, TraceEvent
 from kit.memory.compaction import callers
-from kit.memory.summary import SummaryMemory
+from kit.memory.robust import RobustSummaryMemory
 from kit.messages import Message, span
 
 __all__ = ["BackgroundSummaryMemory", "BACKGROUND_ROLE"]
@@ -43,11 +43,11 @@ __all__ = ["BackgroundSummaryMemory", "BACKGROUND_ROLE"]
 BACKGROUND_ROLE = "background"   # the role column of a trace event the worker records
 
 
-class BackgroundSummaryMemory(SummaryMemory):
-    """A :class:`~kit.memory.summary.SummaryMemory` whose compactions run on a worker
-    thread after :meth:`add` has returned.
+class BackgroundSummaryMemory(RobustSummaryMemory):
+    """A :class:`~kit.memory.robust.RobustSummaryMemory` whose compactions run on a
+    worker thread after :meth:`add` has returned.
 
-    Same arguments and errors as ``SummaryMemory``. Differences: :meth:`add` never
+    Same arguments and errors as ``RobustSummaryMemory``. Differences: :meth:`add` never
     calls the summariser and never raises :class:`~kit.memory.base.CompactionError`;
     it is safe to call from several threads (a lock serialises adds and commits), and
     ``size``, ``context()``, ``messages()`` and ``len()`` read a consistent state while
@@ -93,7 +93,7 @@ class BackgroundSummaryMemory(SummaryMemory):
             when: str | None = None) -> TraceEvent:
         """Add a message and return at once; start a background compaction if the
         memory is over budget and none is running. ``speaker`` and ``when`` as in
-        :meth:`kit.memory.base.Memory.add`. Raises what ``SummaryMemory.add`` raises for
+        :meth:`kit.memory.base.Memory.add`. Raises what ``RobustSummaryMemory.add`` raises for
         a refused message (nothing changes), never CompactionError."""
         with self._lock:
             return super().add(role, content, speaker=speaker, when=when)

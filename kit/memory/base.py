@@ -8,58 +8,22 @@ each message is measured exactly once, when it is added.
 Subclasses implement :meth:`Memory._after_append`, which may evict or compact and
 returns the :class:`TraceEvent` fields it decided.
 
-The context is built through the budget allocator (:mod:`kit.memory.budget`): a memory
-lists its parts (:meth:`Memory.parts`: the system prompt, a summary block, the turns)
-and renders what :func:`~kit.memory.budget.allocate` gives. The memories here decide
-what to keep when a message is added (eviction, compaction), so every part they list
-is protected and their context is what they hold; :meth:`Memory.allocation` reports it
-(and says "over budget" when ``keep_recent`` wins). :mod:`kit.memory.recall` is the
-memory whose parts really compete for the budget.
+The memories here decide what to keep when a message is added (eviction, compaction),
+so their context is simply what they hold: the system prompt, any blocks (a summary),
+then the turns. :meth:`Memory.allocation` reports the same context as budget parts
+(:mod:`kit.memory.budget`; it says "over budget" when ``keep_recent`` wins).
+:mod:`kit.memory.recall` is the memory whose parts really compete for the budget: its
+context goes through the allocator.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message, as_chat, make_message, render
 from kit.tokens import Measure, approx_tokens, unit_of
+from kit.trace import TraceEvent
+from kit.validation import check_budget
 
-__all__ = ["Memory", "FullHistory", "BudgetedMemory", "TraceEvent", "CompactionError",
-           "check_budget", "check_int"]
-
-
-@dataclass(frozen=True)
-class TraceEvent:
-    """What one ``add`` did.
-
-    ``message``: the message's number (1-based); ``tokens``: its size;
-    ``size_before``: context size right after appending it, before any eviction or
-    compaction; ``size_after``: size when ``add`` returned; ``turns_before`` /
-    ``turns_after``: verbatim turns at those two moments; ``action``: "kept",
-    "evicted", "compacted" or "failed"; ``moved``: numbers of the messages evicted or
-    folded into the summary; ``note``: why, in words. Sizes are in ``unit``.
-    ``summariser``: who wrote the new summary ("model", "fallback"; "" when no
-    summary was written); ``trigger``: why compaction fired (the trigger's ``why``, see
-    :mod:`kit.memory.triggers`; "" when it did not).
-    """
-
-    message: int
-    role: str
-    tokens: int
-    size_before: int
-    size_after: int
-    turns_before: int
-    turns_after: int
-    unit: str
-    action: str = "kept"
-    moved: tuple[int, ...] = ()
-    note: str = ""
-    summariser: str = ""
-    trigger: str = ""
-
-    @property
-    def compacted(self) -> bool:
-        return self.action == "compacted"
+__all__ = ["Memory", "FullHistory", "BudgetedMemory", "TraceEvent", "CompactionError"]
 
 
 class CompactionError(Exception):
@@ -85,20 +49,6 @@ def _join(*notes: str) -> str:
     return "; ".join(n for n in notes if n)
 
 
-def check_int(name: str, value: object, minimum: int) -> int:
-    """Return ``value`` if it is an int >= ``minimum``; else raise naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def check_budget(budget: object) -> int:
-    """Return ``budget`` if it is an int > 0; else raise naming it."""
-    return check_int("budget", budget, 1)
-
-
 class Memory:
     """Base class: full history with an optional system prompt.
 
@@ -107,10 +57,9 @@ class Memory:
     """
 
     name = "memory"
-    link = None   # a kit.store.SessionLink once a transcript store is attached
+    link = None   # a kit.persistence.SessionLink once attach_store wired a store
 
-    def __init__(self, measure: Measure = approx_tokens, system: str | None = None, *,
-                 store=None, session_id: str | None = None) -> None:
+    def __init__(self, measure: Measure = approx_tokens, system: str | None = None) -> None:
         if not callable(measure):
             raise TypeError(f"measure must be callable str -> int, got {measure!r}")
         if system is not None and (not isinstance(system, str) or not system.strip()):
@@ -122,25 +71,12 @@ class Memory:
         self.trace: list[TraceEvent] = []
         self.added = 0                # messages added so far (numbers them)
         self._adding = False          # guards against add() re-entered from a summariser
-        if store is not None or session_id is not None:
-            self.attach(store, session_id)
-
-    def attach(self, store, session_id: str) -> None:
-        """Write every message to ``store`` (a :class:`kit.store.TranscriptStore`) under
-        ``session_id`` before any compaction runs, and save the state after each add.
-
-        Call it on a fresh memory (any subclass; or pass ``store=`` and ``session_id=``
-        to ``Memory``/``FullHistory``); continue a stored session with
-        :func:`kit.store.restore`. Raises as :func:`kit.store.attach_store` does.
-        """
-        from kit.persistence import attach_store   # imported here: sqlite only when used
-        attach_store(self, store, session_id)
 
     def settings(self) -> dict:
         """The constructor settings a stored session depends on, by argument name (``{}``
         here; ``{"budget": 3000, "keep_recent": 6, ...}`` in subclasses): the ones that
         decided which turns are verbatim and what the saved summary looks like.
-        :func:`kit.store.restore` refuses a memory whose settings differ from the saved
+        :func:`kit.persistence.restore` refuses a memory whose settings differ from the saved
         ones; models, prompts, triggers and the system prompt may differ."""
         return {}
 
@@ -245,7 +181,7 @@ class Memory:
         """The sizes of :meth:`_blocks`, in ``unit`` (a summary memory: its summary)."""
         return [0 for _ in self._blocks()]
 
-    # -- the context, through the budget allocator ----------------------------------
+    # -- the context as budget parts (a report; recall memory allocates with them) --
     def parts(self, query: str | None = None) -> list[Part]:
         """The parts of the context for :func:`kit.memory.budget.allocate`: "system" (the
         system prompt, if any), "summary" (the blocks, if any) and "recent" (the turns, newest
@@ -270,23 +206,16 @@ class Memory:
         ``query`` is ignored by memories that do not retrieve."""
         return allocate(getattr(self, "budget", None), self.parts(query), self.unit)
 
-    def _given_turns(self, allocation: Allocation) -> list[Message]:
-        newest_first = list(reversed(self.turns))
-        return [newest_first[i] for i in sorted(allocation.given("recent"), reverse=True)]
-
     def context(self, query: str | None = None) -> str:
         """The context as text: ``system: ...``, other blocks, then one line per turn.
 
         Parts are separated by a blank line; turns are ``role: content`` lines (the
-        speaker instead of the role when known). Built through :meth:`allocation`.
-        ``query`` (the question about to be asked) is ignored by memories that do not
-        retrieve: the same text as ``context()``.
+        speaker instead of the role when known). ``query`` (the question about to be
+        asked) is ignored by memories that do not retrieve: the same text as ``context()``.
         """
-        allocation = self.allocation(query)
-        parts = [self.system.line()] if self.system and allocation.given("system") else []
-        blocks = self._blocks()
-        parts += [blocks[i] for i in allocation.given("summary")]
-        parts += [render(self._given_turns(allocation))]
+        parts = [self.system.line()] if self.system else []
+        parts += self._blocks()
+        parts.append(render(self.turns))
         return "\n\n".join(p for p in parts if p)
 
     def messages(self, query: str | None = None) -> list[dict[str, str]]:
@@ -295,11 +224,9 @@ class Memory:
         The system prompt, then each block as a system message, then the turns.
         ``query`` as in :meth:`context`.
         """
-        allocation = self.allocation(query)
-        head = [self.system.chat()] if self.system and allocation.given("system") else []
-        blocks = self._blocks()
-        head += [{"role": "system", "content": blocks[i]} for i in allocation.given("summary")]
-        return head + as_chat(self._given_turns(allocation))
+        head = [self.system.chat()] if self.system else []
+        head += [{"role": "system", "content": block} for block in self._blocks()]
+        return head + as_chat(self.turns)
 
     def __len__(self) -> int:
         return len(self.turns)

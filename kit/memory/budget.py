@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kit.trace import Table
+
 __all__ = ["Part", "PartResult", "Allocation", "allocate"]
 
 
@@ -169,7 +171,6 @@ class Allocation:
     def table(self, title: str = ""):
         """One row per part: part, wanted, given, cut (items), reason; the title
         defaults to :attr:`note`. Returns a :class:`kit.trace.Table`."""
-        from kit.trace import Table   # kit.trace imports kit.memory: import it when used
         rows = [[p.name, p.wanted, p.tokens, p.cut, p.reason] for p in self.parts]
         return Table(["part", f"wanted ({self.unit})", f"given ({self.unit})", "cut (items)",
                       "reason"], rows, title or self.note)

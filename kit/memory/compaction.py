@@ -29,13 +29,14 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
 from kit.llm import PromptModel
-from kit.memory.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT, build_summary_prompt
 from kit.messages import Message
+from kit.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT, build_summary_prompt
 from kit.structured import StructuredSummary, parse_structured_summary
 from kit.tokens import Measure, measured, unit_of
+from kit.validation import check_seconds
 
 __all__ = ["SummaryUpdate", "SummariserFailed", "Compactor", "checked_update", "call_model",
-           "check_timeout", "check_seconds", "truncate_to_cap", "describe", "TRUNCATION_MARK",
+           "check_timeout", "truncate_to_cap", "describe", "TRUNCATION_MARK",
            "callers"]
 
 TRUNCATION_MARK = " …"
@@ -71,19 +72,6 @@ class SummariserFailed(Exception):
 def describe(error: BaseException) -> str:
     """``"TimeoutError: model timed out"``: an exception in a few words."""
     return f"{type(error).__name__}: {error}"
-
-
-def check_seconds(name: str, value: object) -> float | None:
-    """Return ``value`` (seconds) as a float if it is None or a finite number > 0; else
-    raise TypeError/ValueError naming ``name`` and the value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number of seconds or None, got "
-                        f"{type(value).__name__}: {value!r:.60}")
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{name} must be > 0 seconds and finite, got {value!r}")
-    return float(value)
 
 
 def check_timeout(timeout: object) -> float | None:

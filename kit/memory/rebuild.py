@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from kit.memory.base import check_int
 from kit.memory.compaction import Compactor, SummaryUpdate, checked_update
-from kit.memory.prompts import SHORTEN_PROMPT, build_summary_prompt
 from kit.messages import Message, span
+from kit.prompts import SHORTEN_PROMPT, build_summary_prompt
+from kit.validation import check_int
 
 __all__ = ["fold_spans", "rebuild_summary", "resummarise"]
 
@@ -82,7 +82,7 @@ def resummarise(summary: str, model: Callable[[str], str], times: int,
     """Re-summarise ``summary`` ``times`` times, each pass fed the previous result;
     return the ``times`` results (what a summary of a summary of ... looks like).
 
-    Each prompt is :func:`~kit.memory.prompts.build_summary_prompt` with no new turns
+    Each prompt is :func:`~kit.prompts.build_summary_prompt` with no new turns
     and ``instructions``. Raises TypeError/ValueError unless ``times`` is an int >= 0,
     TypeError/ValueError for a non-str or empty reply, and what the model raises.
     """

@@ -20,12 +20,13 @@ turns that have a date. Recall is lexical: BM25 over the turns that left the rec
 window (:class:`kit.memory.turn_index.TurnIndex`, updated one turn at a time), with the
 question as the query (default: the newest user message), expanded by pseudo-relevance
 feedback (the best turns' most informative words, Bo1) and optionally fused by
-reciprocal rank fusion (:func:`kit.rag.retrieval.rrf`) with a query made of the recent
+reciprocal rank fusion (:func:`kit.ranking.rrf`) with a query made of the recent
 turns. No network, no embedding model. How the budget is split and the context
 rendered is in :mod:`kit.memory.recall_plan`.
 
-The transcript lives in the :mod:`kit.store` when one is attached (turns that leave
-the window are read back from it; :func:`kit.store.restore` rebuilds the index from it),
+The transcript lives in a :mod:`kit.store` when one is attached
+(:func:`kit.persistence.attach_store`: turns that leave the window are read back from
+it; :func:`kit.persistence.restore` rebuilds the index from it),
 else in the memory itself. Measured on LoCoMo (Maharana et al., ACL 2024) by
 :mod:`kit.memory_eval`.
 """
@@ -34,15 +35,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kit.llm import PromptModel
-from kit.memory.base import Memory, check_budget, check_int
+from kit.memory.base import Memory
 from kit.memory.budget import Allocation, Part
 from kit.memory.compaction import Compactor
-from kit.memory.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
 from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, RecallPlan, decide,
                                     render_context, render_messages)
 from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
+from kit.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
+from kit.ranking import rrf
 from kit.tokens import Measure, approx_tokens, measured
+from kit.validation import check_budget, check_int
 
 __all__ = ["RecallMemory", "RecallPlan", "RECALLED_TITLE", "RECENT_TITLE"]
 
@@ -83,7 +86,7 @@ class RecallMemory(Memory):
                  reserve: int = 0, summariser: PromptModel | None = None,
                  prompt: str = SUMMARY_PROMPT, fallback: PromptModel | None = None,
                  summary_cap: int | None = None, fuse_recent: bool = False,
-                 index: TurnIndex | None = None, store=None, session_id: str | None = None) -> None:
+                 index: TurnIndex | None = None) -> None:
         self.budget = check_budget(budget)
         self.keep_recent = check_int("keep_recent", keep_recent, 0)
         self.recent = budget // 10 if recent is None else check_int("recent", recent, 0)
@@ -114,7 +117,7 @@ class RecallMemory(Memory):
         self._query_size: tuple[str, int] | None = None
         self._summary_size: tuple[str, int] | None = None
         self._plan_cache: tuple[tuple, RecallPlan] | None = None
-        super().__init__(measure, system, store=store, session_id=session_id)
+        super().__init__(measure, system)
         if self.fixed_tokens + self.reserve >= self.budget:
             raise ValueError(f"the system prompt ({self.fixed_tokens} {self.unit}) and the "
                              f"reserve ({self.reserve}) leave no room in a budget of "
@@ -204,7 +207,7 @@ class RecallMemory(Memory):
         return sorted({m.number: m for m in found}.values(), key=lambda m: m.number)
 
     def restoring(self, store, session_id: str):
-        """Called by :func:`kit.store.restore` before it commits: index the stored
+        """Called by :func:`kit.persistence.restore` before it commits: index the stored
         transcript (may raise; nothing changes); returns the commit step."""
         index = self.index.like()
         index.extend((m.number, m.content, m.speaker) for m in store.turns(session_id))
@@ -223,12 +226,8 @@ class RecallMemory(Memory):
         below = self.turns[0].number if self.turns else self.added + 1
         ranked = [n for n, _ in self.index.search(query, below)] if query.strip() else []
         if self.fuse_recent and self.turns:
-            from kit.rag.documents import Chunk        # kit.rag imports kit.memory
-            from kit.rag.retrieval import rrf
             recent = " ".join(m.content for m in self.turns)
-            rankings = [ranked, [n for n, _ in self.index.search(recent, below)]]
-            fused = rrf([[Chunk(str(n), str(n), "transcript") for n in r] for r in rankings])
-            ranked = [int(chunk.id) for chunk, _ in fused]
+            ranked = [n for n, _ in rrf([ranked, [n for n, _ in self.index.search(recent, below)]])]
         return ranked
 
     def plan(self, query: str | None = None) -> RecallPlan:

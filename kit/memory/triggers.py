@@ -20,12 +20,24 @@ seconds of the memory's ``clock``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
-if TYPE_CHECKING:
-    from kit.memory.summary import SummaryMemory
+from kit.messages import Message
 
-__all__ = ["Firing", "Trigger", "OverBudget", "TooManyTurns", "TooOld"]
+__all__ = ["Firing", "Trigger", "Watched", "OverBudget", "TooManyTurns", "TooOld"]
+
+
+class Watched(Protocol):
+    """What a trigger reads of a memory (a :class:`~kit.memory.robust.RobustSummaryMemory`):
+    its ``size`` and ``unit``, the verbatim ``turns``, the turns it may fold now
+    (``foldable()``) and ``added_at`` (message number -> clock reading)."""
+
+    size: int
+    unit: str
+    turns: list[Message]
+    added_at: dict[int, float]
+
+    def foldable(self) -> list[Message]: ...
 
 
 class Firing(NamedTuple):
@@ -43,7 +55,7 @@ class Trigger(Protocol):
     """Anything with ``check(memory, now) -> Firing | None``; ``now`` is the memory's
     clock reading (None when the memory keeps no times)."""
 
-    def check(self, memory: SummaryMemory, now: float | None) -> Firing | None: ...
+    def check(self, memory: Watched, now: float | None) -> Firing | None: ...
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,7 @@ class OverBudget:
     budget: int
     target: int | None = None
 
-    def check(self, memory: SummaryMemory, now: float | None) -> Firing | None:
+    def check(self, memory: Watched, now: float | None) -> Firing | None:
         size = memory.size
         if size <= self.budget:
             return None
@@ -82,7 +94,7 @@ class TooManyTurns:
 
     max_messages: int
 
-    def check(self, memory: SummaryMemory, now: float | None) -> Firing | None:
+    def check(self, memory: Watched, now: float | None) -> Firing | None:
         count = len(memory.turns)
         if count <= self.max_messages:
             return None
@@ -98,7 +110,7 @@ class TooOld:
 
     max_age: float
 
-    def check(self, memory: SummaryMemory, now: float | None) -> Firing | None:
+    def check(self, memory: Watched, now: float | None) -> Firing | None:
         if now is None:
             return None
         foldable = memory.foldable()

@@ -12,9 +12,10 @@ Source: seed 001 ("keep only the last N messages") and seed 000.
 """
 from __future__ import annotations
 
-from kit.memory.base import BudgetedMemory, Memory, check_int
+from kit.memory.base import BudgetedMemory, Memory
 from kit.messages import Message
 from kit.tokens import Measure, approx_tokens
+from kit.validation import check_int
 
 __all__ = ["SlidingWindow", "TokenWindow", "orphan_reply"]
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePath
 
-from kit.memory.base import check_int
+from kit.validation import check_int
 
 __all__ = ["Chunk", "MAX_WORDS", "chunk_markdown", "load_markdown", "load_corpus",
            "seed_chunks", "check_chunks", "shipped_file"]

@@ -28,8 +28,10 @@ import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 
-from kit.memory.base import check_int
 from kit.rag.documents import Chunk, check_chunks
+from kit.ranking import check_k_rrf
+from kit.ranking import rrf as fuse
+from kit.validation import check_int
 
 __all__ = ["Retriever", "KeywordRetriever", "BM25Retriever", "HybridRetriever", "rrf",
            "tokenize", "s_stem", "keyword_words", "check_query", "BM25_STOPWORDS"]
@@ -216,34 +218,19 @@ class BM25Retriever(Retriever):
         return f"BM25Retriever({len(self.chunks)} chunks, k1={self.k1}, b={self.b})"
 
 
-def _check_k_rrf(k_rrf: object) -> None:
-    if isinstance(k_rrf, bool) or not isinstance(k_rrf, (int, float)) \
-            or not math.isfinite(k_rrf) or k_rrf < 0:
-        raise ValueError(f"k_rrf must be a finite number >= 0, got {k_rrf!r}")
-
-
 def rrf(rankings: Sequence[Sequence[Chunk]], k_rrf: float = 60) -> list[tuple[Chunk, float]]:
-    """Reciprocal rank fusion: every chunk in any ranking scores
-    ``sum(1 / (k_rrf + rank))`` over the rankings it appears in (rank 1 = first).
-
-    Chunks are identified by id (the first Chunk object seen is returned). Sums use
-    ``math.fsum``, so equal rank sets give exactly equal scores; ties are broken by the
-    chunk's best rank, then by the first ranking holding that rank (the order a
-    round-robin merge would meet them). Returns ``[(chunk, score), ...]`` best first.
-    Raises ValueError for a ``k_rrf`` that is not a finite number >= 0.
+    """Reciprocal rank fusion of chunk rankings (:func:`kit.ranking.rrf` on chunk ids):
+    every chunk in any ranking scores ``sum(1 / (k_rrf + rank))`` over the rankings it
+    appears in (rank 1 = first). Chunks are identified by id (the first Chunk object
+    seen is returned); ties as in :func:`kit.ranking.rrf`. Returns ``[(chunk, score),
+    ...]`` best first. Raises ValueError for a ``k_rrf`` that is not a finite number >= 0.
     """
-    _check_k_rrf(k_rrf)
-    terms: dict[str, list[float]] = {}
-    first: dict[str, tuple[int, int]] = {}  # id -> (best rank, ranking index)
     chunks: dict[str, Chunk] = {}
-    for r, ranking in enumerate(rankings):
-        for rank, chunk in enumerate(ranking, start=1):
-            terms.setdefault(chunk.id, []).append(1 / (k_rrf + rank))
+    for ranking in rankings:
+        for chunk in ranking:
             chunks.setdefault(chunk.id, chunk)
-            first[chunk.id] = min(first.get(chunk.id, (rank, r)), (rank, r))
-    scores = {i: math.fsum(t) for i, t in terms.items()}
-    ids = sorted(scores, key=lambda i: (-scores[i], first[i]))
-    return [(chunks[i], scores[i]) for i in ids]
+    fused = fuse([[chunk.id for chunk in ranking] for ranking in rankings], k_rrf)
+    return [(chunks[i], score) for i, score in fused]
 
 
 class HybridRetriever(Retriever):
@@ -264,7 +251,7 @@ class HybridRetriever(Retriever):
         for r in retrievers:
             if not callable(getattr(r, "search", None)):
                 raise TypeError(f"{r!r:.60} has no search(query, k) method")
-        _check_k_rrf(k_rrf)
+        check_k_rrf(k_rrf)
         self.retrievers, self.k_rrf = retrievers, k_rrf
         self.depth = check_int("depth", depth, 1)
 

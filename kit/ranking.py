@@ -1,0 +1,42 @@
+"""Ranking helpers shared by memory and RAG, below both: reciprocal rank fusion.
+
+:func:`rrf` fuses several rankings of the same kind of item (turn numbers, chunk ids)
+into one: every item scores ``sum(1 / (k_rrf + rank))`` over the rankings it appears
+in (Cormack, Clarke and Buettcher, "Reciprocal Rank Fusion outperforms Condorcet and
+individual Rank Learning Methods", SIGIR 2009, with ``k_rrf = 60``).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+
+__all__ = ["rrf", "check_k_rrf"]
+
+
+def check_k_rrf(k_rrf: object) -> float:
+    """Return ``k_rrf`` if it is a finite number >= 0; else raise ValueError naming it."""
+    if isinstance(k_rrf, bool) or not isinstance(k_rrf, (int, float)) \
+            or not math.isfinite(k_rrf) or k_rrf < 0:
+        raise ValueError(f"k_rrf must be a finite number >= 0, got {k_rrf!r}")
+    return k_rrf
+
+
+def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60
+        ) -> list[tuple[Hashable, float]]:
+    """Reciprocal rank fusion of ``rankings`` (each a sequence of keys, best first; rank
+    1 = first): ``[(key, score), ...]`` best first.
+
+    Sums use ``math.fsum``, so equal rank sets give exactly equal scores; ties are broken
+    by the key's best rank, then by the first ranking holding that rank (the order a
+    round-robin merge would meet them). Raises ValueError for a ``k_rrf`` that is not a
+    finite number >= 0.
+    """
+    check_k_rrf(k_rrf)
+    terms: dict[Hashable, list[float]] = {}
+    first: dict[Hashable, tuple[int, int]] = {}   # key -> (best rank, ranking index)
+    for r, ranking in enumerate(rankings):
+        for rank, key in enumerate(ranking, start=1):
+            terms.setdefault(key, []).append(1 / (k_rrf + rank))
+            first[key] = min(first.get(key, (rank, r)), (rank, r))
+    scores = {key: math.fsum(t) for key, t in terms.items()}
+    return [(key, scores[key]) for key in sorted(scores, key=lambda k: (-scores[k], first[k]))]

@@ -1,0 +1,39 @@
+"""Argument checks shared by the whole kit: each public entry point checks an argument
+once, here, and the error names the argument and the bad value.
+
+The exercise checkers are something else (:mod:`kit.checks`); these only guard the
+kit's own functions and classes.
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["check_int", "check_budget", "check_seconds"]
+
+
+def check_int(name: str, value: object, minimum: int) -> int:
+    """Return ``value`` if it is an int >= ``minimum`` (a bool is not an int here); else
+    raise TypeError or ValueError naming ``name`` and the value."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_budget(budget: object) -> int:
+    """Return ``budget`` if it is an int > 0 (in a measure's unit); else raise naming it."""
+    return check_int("budget", budget, 1)
+
+
+def check_seconds(name: str, value: object) -> float | None:
+    """Return ``value`` (seconds) as a float if it is None or a finite number > 0; else
+    raise TypeError/ValueError naming ``name`` and the value."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number of seconds or None, got "
+                        f"{type(value).__name__}: {value!r:.60}")
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be > 0 seconds and finite, got {value!r}")
+    return float(value)
