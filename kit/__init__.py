@@ -14,5 +14,19 @@ examples), :mod:`kit.checks` (exercise checkers).
 
 Importing kit never touches the network; tiktoken files are loaded lazily from
 installed packages (:mod:`kit.offline`).
+
+Sources: docstrings and tests cite the five documents behind the course by short name.
+
+- the summary-memory lesson: the lesson "Add summarization-based memory to reduce context
+  size" of the course "Live Coding Interview Prep";
+- the context-handling post: the blog post "I almost gave up on my AI assistant — here's
+  how I fixed context handling";
+- the FEMentor write-up: FEMentor's write-up on the memory of its mock-interview tutor
+  (recent turns, earlier summaries, context that survives LLM failures, long-term memory
+  after the session);
+- the batched-summarization request: the feature request "Batched Summarization for
+  Long-Term Memory";
+- the end-to-end chatbot lesson: the lesson "Build an end-to-end chatbot with memory, RAG,
+  and evaluation pipeline" of the course "Live Coding Interview Prep".
 """
 __version__ = "0.1.0"

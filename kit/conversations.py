@@ -1,7 +1,7 @@
-"""Sample conversations, the seed's laptop trace, and helpers to replay them.
+"""Sample conversations, the laptop trace, and helpers to replay them.
 
-- :data:`LAPTOP_TURNS` and :func:`laptop_trace`: the worked example of seed 000
-  (budget 20 words, ``keep_recent=2``, word measure: sizes 7, 11, 19, 26 and one
+- :data:`LAPTOP_TURNS` and :func:`laptop_trace`: the worked example of the summary-memory
+  lesson (budget 20 words, ``keep_recent=2``, word measure: sizes 7, 11, 19, 26 and one
   compaction at message 4).
 - :func:`shopping_chat`: a deterministic synthetic conversation of any length with
   facts planted in its first turn (:data:`PLANTED_FACTS`).
@@ -32,8 +32,8 @@ LAPTOP_TURNS: list[Turn] = [
 
 
 def laptop_memory() -> SummaryMemory:
-    """The seed-000 set-up after its four messages: budget 20 words, keep_recent=2,
-    the fact-listing stub summariser."""
+    """The set-up of the summary-memory lesson after its four messages: budget 20 words,
+    keep_recent=2, the fact-listing stub summariser."""
     memory = SummaryMemory(fact_listing_summariser, budget=20, keep_recent=2,
                            measure=count_words)
     replay(memory, LAPTOP_TURNS)
@@ -41,7 +41,7 @@ def laptop_memory() -> SummaryMemory:
 
 
 def laptop_trace() -> Table:
-    """The seed's table: after adding | turns | size (words) | compaction?"""
+    """The summary-memory lesson's table: after adding | turns | size (words) | compaction?"""
     memory = laptop_memory()
     rows = []
     for e in memory.trace:

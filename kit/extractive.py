@@ -5,10 +5,11 @@ keeps those that carry a fact (a name, a number, an id, an amount, a date or a
 stated constraint) and caps the result at ``cap`` units of a measure. It is
 deterministic and needs no model, so it serves twice:
 
-- as the *fallback* when the model summariser fails (seed 002: keep a rule-based
-  fallback so one failed compaction does not stop the conversation);
-- as the *reference* summariser: what a fact-preserving summary must at least keep
-  (seed 000: "plant a fact early, run 50 turns, check it is still there").
+- as the *fallback* when the model summariser fails (as the FEMentor write-up advises, keep
+  a rule-based fallback so one failed compaction does not stop the conversation);
+- as the *reference* summariser: what a fact-preserving summary must at least keep (the
+  test of the summary-memory lesson: "plant a fact early, run 50 turns, check it is still
+  there").
 
 As a prompt model for :class:`kit.memory.SummaryMemory` it reads the current summary
 and the new turns with their speakers from the prompt

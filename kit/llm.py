@@ -8,7 +8,8 @@ Two shapes of model are used in the kit:
 The stubs accept either shape (``*args``), so one stub can play both.
 
 - :class:`ScriptedLLM`: returns fixed replies in order; clear error when they run out.
-- :func:`fact_listing_summariser`: the seed-000 stub that keeps every fact it is given.
+- :func:`fact_listing_summariser`: the stub of the summary-memory lesson, which keeps every
+  fact it is given.
 - :func:`gist_summariser`: a careless summariser that keeps the gist and drops numbers
   and ids, to show what a generic "summarise this" loses (``max_words`` keeps it short).
 - :func:`prompt_following_summariser`: keeps facts only if the prompt asks for them.
@@ -80,7 +81,7 @@ class ScriptedLLM:
 
 
 def fact_listing_summariser(prompt: str) -> str:
-    """The seed-000 stub: previous summary and every new turn's text, joined by "; ".
+    """The summary-memory lesson's stub: the previous summary and new turns, joined by "; ".
 
     Keeps every fact verbatim (a perfect, if wordy, summariser).
     """
@@ -168,9 +169,9 @@ def lossy_summariser(prompt: str) -> str:
        drops that clause if nothing else is left of it.
 
     So one pass loses one number, the oldest first; a fact stated twice lasts a pass
-    longer. Pass after pass the summary drifts away from the source (seed 000: "a
-    summary of a summary of a summary drifts"), which only a rebuild from the raw
-    transcript undoes (:func:`kit.memory.rebuild_summary`). Returns
+    longer. Pass after pass the summary drifts away from the source (the summary-memory
+    lesson: "a summary of a summary of a summary drifts"), which only a rebuild from the
+    raw transcript undoes (:func:`kit.memory.rebuild_summary`). Returns
     :data:`NOTHING_LEFT` when the last word would go. Raises as
     :func:`parse_summary_prompt` does.
     """

@@ -125,12 +125,15 @@ def make_message(role: str, content: str, measure: Measure, number: int = 0,
     :func:`check_label`), and TypeError/ValueError if the measure returns something
     other than an int >= 0.
     """
-    check_role(role, allowed)
+    if role not in allowed:
+        check_role(role, allowed)                       # raises, naming the role
     if not isinstance(content, str):
         raise TypeError(f"{role} content must be str, got {type(content).__name__}: {content!r:.60}")
-    check_text(f"{role} content", content)
-    speaker, when = check_label("speaker", speaker), check_label("when", when)
-    return Message(role, content, measured(measure, content), number, speaker, when)
+    if not content.isascii():                           # ASCII is always valid UTF-8
+        check_text(f"{role} content", content)
+    if speaker is not None or when is not None:
+        speaker, when = check_label("speaker", speaker), check_label("when", when)
+    return Message(role, content, measured(measure, content), number, speaker or "", when or "")
 
 
 def speaker_in_text(messages: Sequence[Message]) -> list[Message]:

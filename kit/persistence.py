@@ -1,11 +1,12 @@
 """A memory wired to a transcript store: write ahead, save the state, restore after a restart.
 
-Seed 001 ("if the server restarts, the assistant forgets everything") and seed 000
-("keep the raw transcript in your database"). :func:`attach_store` connects a fresh
-memory to a session of a :class:`kit.store.TranscriptStore`: every message is written
-*before* any compaction runs, and the memory's state (:func:`memory_state`: its running
-summary, which turns are verbatim, how many messages it has numbered) is saved after
-every add. :func:`restore` rebuilds a freshly constructed memory from the two.
+Sources: the context-handling post ("if the server restarts, the assistant forgets
+everything") and the summary-memory lesson ("keep the raw transcript in your database").
+:func:`attach_store` connects a fresh memory to a session of a
+:class:`kit.store.TranscriptStore`: every message is written *before* any compaction runs,
+and the memory's state (:func:`memory_state`: its running summary, which turns are
+verbatim, how many messages it has numbered) is saved after every add. :func:`restore`
+rebuilds a freshly constructed memory from the two.
 
     with TranscriptStore("chat.db") as store:
         memory = SummaryMemory(summariser, budget=200)

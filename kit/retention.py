@@ -1,11 +1,11 @@
 """Fact retention: plant facts early, replay a long chat, see which facts each memory kept.
 
-The test of seed 000 ("plant a specific fact early, run 50 turns, check it is still
-there"), run over several memories at once. :func:`kit.conversations.shopping_chat`
-states an order id, an allergy and a budget in its first exchange
-(:data:`kit.conversations.PLANTED_FACTS`) and never repeats them; each strategy gets
-the same conversation and the same token budget, and a fact counts as kept if its
-value appears verbatim in the memory's context at the end.
+The test of the summary-memory lesson ("plant a specific fact early, run 50 turns, check it
+is still there"), run over several memories at once.
+:func:`kit.conversations.shopping_chat` states an order id, an allergy and a budget in its
+first exchange (:data:`kit.conversations.PLANTED_FACTS`) and never repeats them; each
+strategy gets the same conversation and the same token budget, and a fact counts as kept if
+its value appears verbatim in the memory's context at the end.
 
 :data:`STRATEGIES` maps a name to a factory ``budget -> Memory``:
 

@@ -8,7 +8,7 @@ unresolved. Asking the model for two fields, ``summary`` and ``open_points``, ke
 open questions visible; parsing and validating the reply turns a malformed answer into
 a clear ``ValueError`` that a caller can catch and answer with a rule-based fallback.
 
-Source: seed 002 (mock-interview context: older turns folded into
+Source: the FEMentor write-up (mock-interview context: older turns folded into
 ``{summary, open_points}``, capped at about 900 characters).
 
 - :class:`StructuredSummary`: the frozen value, with :meth:`~StructuredSummary.render`

@@ -4,8 +4,8 @@ A *measure* in this kit is any callable ``str -> int``. The ones here carry a ``
 attribute ("tokens", "words" or "characters") so that traces and tables can label their
 columns; a plain lambda works too and is labelled "tokens".
 
-- :func:`approx_tokens`: characters / 4, the rule of thumb of seed 000 (English prose).
-- :func:`count_words`: whitespace-separated words (the laptop trace of seed 000).
+- :func:`approx_tokens`: characters / 4, the summary-memory lesson's rule of thumb (English prose).
+- :func:`count_words`: whitespace-separated words (the summary-memory lesson's laptop trace).
 - :func:`count_characters`: ``len(text)``.
 - :func:`tiktoken_counter`: exact BPE counts with tiktoken (``cl100k_base`` by default,
   ``o200k_base`` too), offline (see :mod:`kit.offline`).
@@ -52,7 +52,8 @@ def _with_unit(unit: str) -> Callable[[Measure], Measure]:
 
 @_with_unit("tokens")
 def approx_tokens(text: str) -> int:
-    """Approximate tokens as characters // 4, at least 1 for non-empty text (seed 000).
+    """Approximate tokens as characters // 4, at least 1 for non-empty text (the summary-memory
+    lesson's rule of thumb).
 
     Good to about 10-20 % on English prose; far off on code, CJK text and emoji, where
     one character is often one or more tokens. Returns 0 for "". Raises TypeError for a

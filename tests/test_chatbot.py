@@ -1,6 +1,6 @@
 """The RAG chatbot: rewrite only with history, cited answers, guardrail, memory written
-after a successful turn with chunk ids in place of [n] markers, per-session locks,
-latency by an injected clock (seed 004)."""
+after a successful turn with chunk ids in place of [n] markers, per-session locks, latency
+by an injected clock (the end-to-end chatbot lesson)."""
 import threading
 
 import pytest
@@ -370,7 +370,7 @@ def test_another_session_is_not_blocked_by_a_slow_one():
     assert results["a"].cited_ids == ("c1",)
 
 
-# -- the seed's worked example with the project's corpus pieces ------------------------------
+# -- the worked example of the end-to-end chatbot lesson, with the project's corpus pieces ---
 
 def test_cod_chatbot_reproduces_the_seed():
     bot = cod_chatbot()

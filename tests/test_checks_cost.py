@@ -60,7 +60,8 @@ def test_total_right_answer_passes_with_one_line(passes):
 def test_total_reference_cases_agree_with_full_history():
     for sizes, expected in full_history_cases():
         assert total_right(sizes) == expected
-    assert full_history_cases()[0] == ([7, 4, 8, 7], 7 + 11 + 19 + 26)   # seed 000 sizes
+    # the sizes of the summary-memory lesson's laptop trace
+    assert full_history_cases()[0] == ([7, 4, 8, 7], 7 + 11 + 19 + 26)
 
 
 @pytest.mark.parametrize("wrong, hint", [

@@ -340,3 +340,8 @@ def test_fit_budget_error_names_the_case(capsys):
 ])
 def test_fit_budget_zero_token_mistakes_get_their_hint(wrong, hint, rejects):
     rejects(check_fit_budget, wrong, hint)
+
+
+def test_the_kits_fit_budget_is_the_exercise_answer(passes):
+    from kit.memory.window import fit_budget
+    passes(check_fit_budget, fit_budget, "fit_budget")

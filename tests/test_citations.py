@@ -1,4 +1,5 @@
-"""Citation tracking: numbered context and parsing [n] markers back to chunks (seed 004)."""
+"""Citation tracking: numbered context and parsing [n] markers back to chunks (the
+end-to-end chatbot lesson)."""
 import pytest
 
 from kit.rag.citations import (Citation, find_markers, markers_to_ids, number_chunks,

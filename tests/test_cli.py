@@ -25,7 +25,7 @@ sys.argv = ["kit"] + sys.argv[1:]
 runpy.run_module("kit", run_name="__main__", alter_sys=True)
 """
 
-TRACE_ROWS = [  # (message, turns, size (words), compaction?) from seed 000
+TRACE_ROWS = [  # (message, turns, size (words), compaction?) from the summary-memory lesson
     ["1", "1", "7", "no: 7 <= 20"],
     ["2", "2", "11", "no: 11 <= 20"],
     ["3", "3", "19", "no: 19 <= 20"],
@@ -135,7 +135,7 @@ def test_cli_refuses_an_empty_cache_setting_and_says_how_to_fix_it():
     assert "network disabled by the test" not in done.stderr     # refused before any fetch
 
 
-# --- trace cod: seed 004's "and for COD?" example ------------------------------------------
+# --- trace cod: the "and for COD?" example of the end-to-end chatbot lesson ----------------
 
 PREPAID_Q = "How long do prepaid refunds take?"
 COD_ROWS = [  # turn, question, query sent, rewrite, retrieved, model calls, cited, guardrail

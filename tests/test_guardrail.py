@@ -1,4 +1,5 @@
-"""Output guardrail: no valid citation, no answer; an invalid marker refuses too (seed 004)."""
+"""Output guardrail: no valid citation, no answer; an invalid marker refuses too (the
+end-to-end chatbot lesson)."""
 import pytest
 
 from kit.rag.citations import parse_citations

@@ -1,4 +1,5 @@
-"""Memories: full history, windows and summary memory, with the seed-000 figures."""
+"""Memories: full history, windows and summary memory, with the summary-memory lesson's
+figures."""
 import pytest
 
 from kit.conversations import LAPTOP_TURNS, laptop_memory, replay, shopping_chat
@@ -14,7 +15,7 @@ def snapshot(memory):
             memory.added, len(memory.trace))
 
 
-# -- the seed's laptop trace -----------------------------------------------------------
+# -- the laptop trace of the summary-memory lesson -------------------------------------
 def test_laptop_trace_has_the_published_figures():
     memory = laptop_memory()
     assert [e.size_before for e in memory.trace] == [7, 11, 19, 26]

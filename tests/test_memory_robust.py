@@ -221,7 +221,7 @@ def test_with_a_timeout_a_prompt_model_still_answers_and_raises_on_the_worker():
         interrupted.add(*LAPTOP_TURNS[3])
 
 
-# -- structured summary (seed 002) ---------------------------------------------------------
+# -- structured summary (the FEMentor write-up) --------------------------------------------
 def test_structured_summary_is_parsed_and_rendered():
     model = ScriptedLLM(['{"summary": "Wants a laptop under Rs 60000.", '
                          '"open_points": ["coding or gaming?"]}'])

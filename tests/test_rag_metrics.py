@@ -1,4 +1,5 @@
-"""Latency metrics: nearest-rank percentiles, injectable clock, reports (seed 004)."""
+"""Latency metrics: nearest-rank percentiles, injectable clock, reports (the end-to-end
+chatbot lesson)."""
 import math
 
 import pytest

@@ -1,5 +1,5 @@
-"""Retrievers (kit.rag.retrieval): the seed's keyword trace, BM25 ranks and scores,
-reciprocal rank fusion, lazy re-indexing and errors."""
+"""Retrievers (kit.rag.retrieval): the keyword trace of the end-to-end chatbot lesson, BM25
+ranks and scores, reciprocal rank fusion, lazy re-indexing and errors."""
 import math
 
 import pytest
@@ -17,7 +17,7 @@ def chunks_of(*texts):
     return [Chunk(f"d{i}", text, "t.md") for i, text in enumerate(texts, start=1)]
 
 
-# --- the seed's trace (seed 004, "A real-life example") -------------------------------
+# --- the trace of "A real-life example" in the end-to-end chatbot lesson --------------
 
 def test_seed_turn_1_finds_both_chunks_in_corpus_order():
     assert ids(KeywordRetriever(seed_chunks()).search("How long do prepaid refunds take?", 5)) \

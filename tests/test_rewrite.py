@@ -1,4 +1,5 @@
-"""Query rewrite: only with history, checked output, fallback to the raw question (seed 004)."""
+"""Query rewrite: only with history, checked output, fallback to the raw question (the
+end-to-end chatbot lesson)."""
 import pytest
 
 from kit.llm import FailingLLM, ScriptedLLM

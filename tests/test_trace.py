@@ -1,4 +1,5 @@
-"""Trace tables, the seed table, plots and the explorer's logic."""
+"""Trace tables, the laptop table of the summary-memory lesson, plots and the explorer's
+logic."""
 import matplotlib
 
 matplotlib.use("Agg")

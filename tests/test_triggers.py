@@ -1,4 +1,5 @@
-"""Compaction triggers: budget with hysteresis (target), message count, age (seed 001)."""
+"""Compaction triggers: budget with hysteresis (target), message count, age (the
+context-handling post)."""
 import pytest
 
 from kit.conversations import LAPTOP_TURNS, replay, shopping_chat
@@ -45,7 +46,7 @@ def test_hysteresis_lowers_the_number_of_compactions():
     wider = compactions(target=60)
     assert (plain.compactions, wide.compactions, wider.compactions) == (96, 48, 32)
     assert wider.compactions < wide.compactions < plain.compactions
-    # the seed's default folds all but keep_recent: the widest hysteresis there is
+    # the summary-memory lesson's default folds all but keep_recent: the widest hysteresis
     assert compactions(target=None).compactions == 32
     for memory in (plain, wide, wider):
         assert pairs_kept_whole(memory)

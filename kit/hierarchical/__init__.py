@@ -1,7 +1,7 @@
 """Map-reduce summarization of a large memory set: summarise batches, then the summaries.
 
-Seed 003 ("Batched Summarization for Long-Term Memory"): one prompt holding every memory
-item overflows the model's context window. Map-reduce summarization instead
+As the batched-summarization request points out, one prompt holding every memory item
+overflows the model's context window. Map-reduce summarization instead
 
 1. *map*: packs the items into batches whose prompts fit the ``window`` and summarises
    each batch (the summaries of level 1);

@@ -6,8 +6,9 @@
 - :func:`pack_level`: the rule on real text: the prompts of one level, each measured
   before it is sent and none larger than the window.
 
-Seed 003: "split the memory items into fixed-size batches (configurable)"; the size
-limit (the context window) is the reason batches exist, so it is enforced too.
+The batched-summarization request asks to "split the memory items into fixed-size batches
+(configurable)"; the size limit (the context window) is the reason batches exist, so it is
+enforced too.
 """
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 - :class:`MemoryItem`: one memory, an ``id`` and a ``text``.
 - :func:`as_items`: checks a list of items or ``(id, text)`` pairs and returns items.
-- :func:`sample_items`: ``n`` made-up items from a fixed seed, the items of lesson 05
-  and of ``benchmarks/hierarchical.py`` (seed 003 asks for benchmarks of single-pass
-  against batched summarization; this is their data).
+- :func:`sample_items`: ``n`` made-up items from a fixed seed, the items of lesson 05 and
+  of ``benchmarks/hierarchical.py`` (the batched-summarization request asks for benchmarks
+  of single-pass against batched summarization; this is their data).
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Map-reduce summarization within a context window: :func:`hierarchical_summary`.
 
-Seed 003: summarise the memory items in batches (map), then the batch summaries
-(reduce), level after level until one summary is left. The decisions, each tested in
-``tests/test_hierarchical.py``:
+As the batched-summarization request proposes, summarise the memory items in batches (map),
+then the batch summaries (reduce), level after level until one summary is left. The
+decisions, each tested in ``tests/test_hierarchical.py``:
 
 - No prompt is larger than the window: each is measured before it is sent. An item too
   large for a prompt of its own raises :class:`WindowExceededError` before any call.
@@ -182,7 +182,7 @@ def hierarchical_summary(items: Iterable[MemoryItem | tuple[str, str]],
                          batch_size: int = 50, depth: str = "hierarchical",
                          max_rounds: int = 10, measure: Measure = approx_tokens,
                          instructions: str = HIERARCHY_PROMPT) -> HierarchyResult:
-    """Map-reduce summarization of ``items`` within a context ``window`` (seed 003).
+    """Map-reduce summarization of ``items`` within a context ``window``.
 
     ``items``: :class:`MemoryItem` objects or ``(id, text)`` pairs; ``summariser``: a
     prompt model ``str -> str``; ``window``: the largest prompt, in ``measure``'s unit;
@@ -192,7 +192,8 @@ def hierarchical_summary(items: Iterable[MemoryItem | tuple[str, str]],
     this many levels (int >= 1), the map being the first. The reduce levels come from
     :func:`kit.hierarchical.reduce.reduce_rounds`, the loop of lesson 05's exercise 2:
     a lone summary in a reduce batch is carried up without a call; the run stops early,
-    ``truncated``, when a round could make no progress (see the module docstring).
+    ``truncated``, when a round could make no progress (see the module docstring). The
+    method is the one the batched-summarization request describes.
 
     Raises TypeError/ValueError naming a bad argument or item; WindowExceededError,
     before any call, when the instructions leave no room, an item cannot fit a prompt,

@@ -10,7 +10,8 @@ Layout (:func:`build_batch_prompt`; :func:`parse_batch_prompt` reads it back)::
       further lines of a text are indented by two spaces
 
 Ids stay in the prompt so a fact can be traced back: item ids at level 1, summary ids
-(``L1.3``: level 1, batch 3) above. Seed 003 describes the batches; the layout is ours.
+(``L1.3``: level 1, batch 3) above. The batched-summarization request describes the
+batches; the layout is ours.
 """
 from __future__ import annotations
 

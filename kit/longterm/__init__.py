@@ -1,6 +1,6 @@
 """Long-term memory for a mock interview: short-term context and a profile across sessions.
 
-Source: seed 002. Three lifecycles, three mechanisms:
+Source: the FEMentor write-up. Three lifecycles, three mechanisms:
 
 - the current turns need fidelity: :func:`build_interview_context` keeps the newest
   turns verbatim within a character budget (default 2,200 characters);

@@ -2,12 +2,12 @@
 
     context = [summary of turns 1..k + open points] + [turns k+1..n, verbatim]
 
-Source: seed 002 (the mock interview reads its turns newest first; recent turns keep
-question, answer, score and weaknesses within about 2,200 characters; turns that do
-not fit overflow into ``{summary, open_points}`` capped at about 900 characters; a
+Source: the FEMentor write-up (the mock interview reads its turns newest first; recent
+turns keep question, answer, score and weaknesses within about 2,200 characters; turns that
+do not fit overflow into ``{summary, open_points}`` capped at about 900 characters; a
 rule-based fallback keeps the interview going when the summarising model fails).
 
-All sizes here are in **characters** (``len`` of the text), as in the seed.
+All sizes here are in **characters** (``len`` of the text), as in the FEMentor write-up.
 
 - The verbatim part is the longest run of *newest* turns whose rendered blocks
   (:func:`~kit.longterm.session.render_turn`, joined by a blank line) fit in

@@ -1,7 +1,7 @@
 """After a session: distil a :class:`~kit.longterm.profile.Profile`, by model or by rules.
 
-Source: seed 002 (long-term memory is written in the retrospective after the session,
-as structured data, with a rule-based fallback when the model fails).
+Source: the FEMentor write-up (long-term memory is written in the retrospective after the
+session, as structured data, with a rule-based fallback when the model fails).
 
 Division of labour: code counts, the model writes. Which strengths and weaknesses are
 stable is computed from counted :class:`~kit.longterm.profile.Evidence`; the model is

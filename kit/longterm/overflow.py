@@ -1,8 +1,8 @@
 """What overflows the interview context: the prompt that folds it, a stub, the rules.
 
-Source: seed 002 (older turns are compressed into ``{summary, open_points}``, capped at
-about 900 characters; when the model fails, rule-based fallbacks built from the topics,
-strengths and weaknesses keep the interview going).
+Source: the FEMentor write-up (older turns are compressed into ``{summary, open_points}``,
+capped at about 900 characters; when the model fails, rule-based fallbacks built from the
+topics, strengths and weaknesses keep the interview going).
 
 - :func:`build_overflow_prompt`: the instructions, the current summary (if any) and the
   turns to fold, as JSON; :func:`read_overflow_prompt` and

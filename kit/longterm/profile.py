@@ -1,8 +1,8 @@
 """Long-term memory: a candidate profile with counted evidence, merged across sessions.
 
-Source: seed 002 (after a session, distil stable strengths, stable weaknesses, project
-signals, role-fit signals and recommended focus; the structured data is the source of
-truth, a Markdown file only a view).
+Source: the FEMentor write-up (after a session, distil stable strengths, stable weaknesses,
+project signals, role-fit signals and recommended focus; the structured data is the source
+of truth, a Markdown file only a view).
 
 Stability is *computed, not guessed*: a profile keeps every strength and weakness label
 it has seen as :class:`Evidence` (in how many turns, in which sessions). A label is

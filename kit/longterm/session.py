@@ -1,7 +1,7 @@
 """The record of a mock interview: scored turns grouped into sessions.
 
-Source: seed 002 (a mock interview keeps each turn's question, answer, score and
-weaknesses; long-term memory is distilled from them after the session).
+Source: the FEMentor write-up (a mock interview keeps each turn's question, answer, score
+and weaknesses; long-term memory is distilled from them after the session).
 
 - :class:`InterviewTurn`: one question, the candidate's answer, the interviewer's
   score (an int from 0 to 10) and the weaknesses and strengths it showed.

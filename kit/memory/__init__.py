@@ -30,11 +30,11 @@ from kit.memory.summary import (CARELESS_PROMPT, SUMMARY_PROMPT, SummaryMemory,
                                 split_for_compaction)
 from kit.memory.triggers import Firing, OverBudget, TooManyTurns, TooOld
 from kit.memory.turn_index import TurnIndex, light_stem, recall_tokenize
-from kit.memory.window import SlidingWindow, TokenWindow
+from kit.memory.window import SlidingWindow, TokenWindow, fit_budget
 from kit.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT
 
 __all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHistory", "SlidingWindow",
-           "TokenWindow", "SummaryMemory", "RobustSummaryMemory", "compact", "checked_summary",
+           "TokenWindow", "fit_budget", "SummaryMemory", "RobustSummaryMemory", "compact", "checked_summary",
            "SUMMARY_PROMPT", "CARELESS_PROMPT",
            "build_summary_prompt", "split_for_compaction", "SummaryUpdate", "SummariserFailed",
            "Compactor", "SHORTEN_PROMPT", "STRUCTURED_SHORTEN_PROMPT", "fold_spans",

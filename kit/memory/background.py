@@ -1,9 +1,9 @@
 """Background compaction: the reply goes out first, the summary is updated after.
 
-A compaction makes the add that triggers it as slow as one summariser call. Seed 001
-("build the summarization step as an async background job") and seed 000 ("run it in
-the background after sending the reply, so the next request finds the summary
-ready") move that call off the request path:
+A compaction makes the add that triggers it as slow as one summariser call. The
+context-handling post ("build the summarization step as an async background job") and the
+summary-memory lesson ("run it in the background after sending the reply, so the next
+request finds the summary ready") move that call off the request path:
 
     memory = BackgroundSummaryMemory(summariser, budget=3000)
     memory.add("user", question)          # returns at once, even when over budget

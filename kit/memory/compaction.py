@@ -10,13 +10,13 @@ short step:
    :class:`SummaryUpdate` (the memory is not touched);
 3. ``commit_compaction(update, old, recent)``: swap the new summary and turns in.
 
-:class:`Compactor` is step 2 with everything it needs and no memory: the model call
-(on a worker thread when there is a ``timeout``), the ``fallback`` when the model fails
-(seed 002: "context must survive LLM failures"), the structured JSON reply (seed 002),
-and the summary cap: re-summarise once, then a flagged truncation (seed 000: "when it
-passes the cap, re-summarise the summary"; seed 002 caps it at ~900 characters).
-Sources: seeds 000 and 002; the compute-then-commit style of LangMem's
-``summarize_messages``.
+:class:`Compactor` is step 2 with everything it needs and no memory: the model call (on a
+worker thread when there is a ``timeout``), the ``fallback`` when the model fails (the
+FEMentor write-up: "context must survive LLM failures"), the structured JSON reply (from
+the same write-up), and the summary cap: re-summarise once, then a flagged truncation (the
+summary-memory lesson: "when it passes the cap, re-summarise the summary"; the FEMentor
+write-up caps it at ~900 characters). Sources: the summary-memory lesson and the FEMentor
+write-up; the compute-then-commit style of LangMem's ``summarize_messages``.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Rebuild a running summary from the raw transcript, and show why you would.
 
-A summary of a summary of a summary drifts (seed 000, "compounding loss"): every
-re-summarise may drop a fact, and nothing brings it back. Keeping the raw transcript
-(``kit.store``) lets you fold it again from the source instead.
+A summary of a summary of a summary drifts (the "compounding loss" of the summary-memory
+lesson): every re-summarise may drop a fact, and nothing brings it back. Keeping the raw
+transcript (``kit.store``) lets you fold it again from the source instead.
 
 - :func:`fold_spans`: cut turns into spans that fit a size limit, pairs kept whole.
 - :func:`rebuild_summary`: fold the source turns span by span from an empty summary.

@@ -1,7 +1,8 @@
-"""Recall memory: keep the raw transcript and go back to it (seeds 000 and 001).
+"""Recall memory: keep the raw transcript and go back to it.
 
-A window forgets and a summary compresses. Recall memory keeps every turn and, for
-each question, brings back the older turns that match it::
+A window forgets and a summary compresses. Recall memory, after the summary-memory lesson
+and the context-handling post, keeps every turn and, for each question, brings back the
+older turns that match it::
 
     context = [summary] + [older turns recalled by relevance] + [recent turns, verbatim]
 

@@ -220,8 +220,8 @@ class RobustSummaryMemory(SummaryMemory):
         folded span by span from an empty summary with the normal prompt, each span at
         most ``budget`` minus the system prompt; nothing changes.
 
-        Use it instead of re-summarising a summary again and again (seed 000,
-        compounding loss); swap it in with :meth:`replace_summary`. Raises as
+        Use it instead of re-summarising a summary again and again (the compounding loss of
+        the summary-memory lesson); swap it in with :meth:`replace_summary`. Raises as
         :func:`kit.memory.rebuild.rebuild_summary` does.
         """
         if isinstance(turns, (list, tuple)):           # anything else: rebuild names it

@@ -6,13 +6,13 @@ of its triggers after every add, folds the largest span any of them wants (never
 ``keep_recent`` newest turns, never a question without its reply), and writes the
 ``why`` into the trace.
 
-- :class:`OverBudget`: size > ``budget`` (seed 000). With a ``target`` it folds only
-  until the size is back to ``target``: the gap between budget and target is the
+- :class:`OverBudget`: size > ``budget`` (the summary-memory lesson). With a ``target`` it
+  folds only until the size is back to ``target``: the gap between budget and target is the
   *hysteresis* that stops it from firing on every turn once the context is full.
-- :class:`TooManyTurns`: more than ``max_messages`` verbatim turns (seed 001's
-  "recent window exceeds 6 messages").
+- :class:`TooManyTurns`: more than ``max_messages`` verbatim turns (the context-handling
+  post's "recent window exceeds 6 messages").
 - :class:`TooOld`: the oldest foldable turn is older than ``max_age`` seconds on an
-  injectable clock (seed 001's "oldest message older than X minutes").
+  injectable clock (the context-handling post's "oldest message older than X minutes").
 
 Sizes are in the memory's unit (``memory.unit``: tokens, words or characters); ages in
 seconds of the memory's ``clock``.
@@ -62,11 +62,11 @@ class Trigger(Protocol):
 class OverBudget:
     """Fires when ``memory.size > budget``.
 
-    ``target=None`` folds every turn older than ``keep_recent`` (seed 000). With a
-    ``target`` (0 <= target <= budget) it folds the fewest oldest turns that bring the
-    size to ``target`` or below, counted before the new summary exists (the summary
-    grows by what the model writes). ``target == budget`` is no hysteresis: fold just
-    enough, so it fires again on almost every turn.
+    ``target=None`` folds every turn older than ``keep_recent``, as in the summary-memory
+    lesson. With a ``target`` (0 <= target <= budget) it folds the fewest oldest turns that
+    bring the size to ``target`` or below, counted before the new summary exists (the
+    summary grows by what the model writes). ``target == budget`` is no hysteresis: fold
+    just enough, so it fires again on almost every turn.
     """
 
     budget: int
@@ -89,8 +89,8 @@ class OverBudget:
 @dataclass(frozen=True)
 class TooManyTurns:
     """Fires when more than ``max_messages`` turns are verbatim; folds every turn older
-    than ``keep_recent``, so the next firing is ``max_messages - keep_recent`` turns
-    away (seed 001)."""
+    than ``keep_recent``, so the next firing is ``max_messages - keep_recent`` turns away
+    (a trigger of the context-handling post)."""
 
     max_messages: int
 
@@ -103,9 +103,9 @@ class TooManyTurns:
 
 @dataclass(frozen=True)
 class TooOld:
-    """Fires when the oldest turn outside ``keep_recent`` is more than ``max_age``
-    seconds old; folds every such turn that is (seed 001). Ages come from
-    ``memory.added_at`` (message number -> clock reading at its add) and ``now``.
+    """Fires when the oldest turn outside ``keep_recent`` is more than ``max_age`` seconds
+    old; folds every such turn that is (a trigger of the context-handling post). Ages come
+    from ``memory.added_at`` (message number -> clock reading at its add) and ``now``.
     """
 
     max_age: float

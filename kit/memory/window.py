@@ -8,7 +8,8 @@ message when it could start with a user one: a reply without its question confus
 the model, so when the window slides past a question its orphaned reply is evicted
 too (and the trace says so). A conversation that opens with an assistant greeting
 keeps it until the window first slides.
-Source: seed 001 ("keep only the last N messages") and seed 000.
+Sources: the context-handling post ("keep only the last N messages") and the summary-memory
+lesson.
 """
 from __future__ import annotations
 
@@ -17,7 +18,23 @@ from kit.messages import Message
 from kit.tokens import Measure, approx_tokens
 from kit.validation import check_int
 
-__all__ = ["SlidingWindow", "TokenWindow", "orphan_reply"]
+__all__ = ["SlidingWindow", "TokenWindow", "fit_budget", "orphan_reply"]
+
+
+def fit_budget(sizes: list[int], budget: int) -> int:
+    """How many of the newest items fit together in ``budget`` (lesson 02, exercise 2).
+
+    ``sizes``: item sizes, oldest first, in the budget's unit. Walks from the newest
+    back and stops at the first that does not fit (the kept items are a contiguous
+    run at the end); a total equal to the budget fits. ``sizes`` is not changed.
+    """
+    total, count = 0, 0
+    for size in reversed(sizes):
+        if total + size > budget:
+            break
+        total += size
+        count += 1
+    return count
 
 
 def orphan_reply(turns: list[Message]) -> bool:
@@ -32,6 +49,9 @@ def _slide(memory: Memory, count: int, why: str) -> dict:
     longer message 1; from then on it must not open with an assistant message.
     Returns the trace fields.
     """
+    turns = memory.turns
+    if count <= 0 and not (turns and turns[0].role == "assistant" and turns[0].number > 1):
+        return {}                                   # nothing to evict, no orphan possible
     moved = memory._evict(count) if count > 0 else ()
     notes = [why] if moved else []
     orphans = 0
@@ -76,8 +96,7 @@ class TokenWindow(BudgetedMemory):
     name = "token window"
 
     def _after_append(self) -> dict:
-        count, size = 0, self.size
-        while size > self.budget:
-            size -= self.turns[count].tokens
-            count += 1
-        return _slide(self, count, f"over budget ({self.budget} {self.unit})")
+        if self.size <= self.budget:
+            return _slide(self, 0, "")
+        keep = fit_budget([m.tokens for m in self.turns], self.budget - self.fixed_tokens)
+        return _slide(self, len(self.turns) - keep, f"over budget ({self.budget} {self.unit})")

@@ -1,5 +1,5 @@
-"""Retrieval-augmented generation: chunks, retrievers, query rewrite, citations,
-guardrail, the chatbot, latency metrics and its evaluation (seed 004).
+"""Retrieval-augmented generation: chunks, retrievers, query rewrite, citations, guardrail,
+the chatbot, latency metrics and its evaluation (the end-to-end chatbot lesson).
 
 A plain re-export list: every public name of the modules below, each defined in the
 module named after its concept, importable from here as ``from kit.rag import Chatbot``.
@@ -7,7 +7,8 @@ module named after its concept, importable from here as ``from kit.rag import Ch
 - documents (chunks, Markdown chunking, the help centre), goldset (evaluation questions)
 - retrieval (keyword, BM25, reciprocal rank fusion), rewrite (standalone query)
 - citations ([n] markers), guardrail (no valid citation, no answer)
-- metrics (latency in ms), chatbot (one turn), cod (the seed's worked example)
+- metrics (latency in ms), chatbot (one turn), cod (the worked example of the end-to-end
+  chatbot lesson)
 - judge (groundedness verdicts), stub_models (a quoting stub model)
 - evaluate (recall@k and groundedness), multiturn (scripted conversations)
 

@@ -1,7 +1,6 @@
 """The RAG chatbot: memory + query rewrite + retrieval + cited generation + guardrail.
 
-One turn of :meth:`Chatbot.ask` (seed 004, "Build an end-to-end chatbot with memory,
-RAG, and evaluation pipeline")::
+One turn of :meth:`Chatbot.ask` (the end-to-end chatbot lesson)::
 
     question -> [rewrite, if the session has history] -> query -> retriever.search(query, top_k)
              -> [no chunks: refuse] -> llm(SYSTEM_PROMPT, history + numbered chunks + question)
@@ -26,7 +25,8 @@ RAG, and evaluation pipeline")::
 - Every turn's latency (ms, from the injected ``clock``) goes to ``metrics`` under
   :data:`TURN_METRIC`; a failed turn's goes under :data:`FAILED_METRIC`.
 
-The seed's two-turn example ("and for COD?") is in :mod:`kit.rag.cod`.
+The two-turn example of the end-to-end chatbot lesson ("and for COD?") is in
+:mod:`kit.rag.cod`.
 """
 from __future__ import annotations
 

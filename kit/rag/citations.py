@@ -6,9 +6,8 @@ The generator is shown a context block with numbered chunks (:func:`number_chunk
 
     [2] Cash-on-delivery refunds are paid as store credit.
 
-and must cite ``[n]``. :func:`parse_citations` maps every marker in its answer back to
-the chunk it names (seed 004, "Build an end-to-end chatbot with memory, RAG, and
-evaluation pipeline": citation tracking).
+and must cite ``[n]``. :func:`parse_citations` maps every marker in its answer back to the
+chunk it names (citation tracking, as in the end-to-end chatbot lesson).
 
 What counts as a citation marker (decided here, tested in tests/test_citations.py):
 

@@ -1,7 +1,7 @@
-"""The seed's worked example: "How long do prepaid refunds take?", then "and for COD?".
+"""A worked example: "How long do prepaid refunds take?", then "and for COD?".
 
-Seed 004 ("Build an end-to-end chatbot with memory, RAG, and evaluation pipeline") runs
-two turns over two chunks of ``refunds.md`` (:func:`kit.rag.documents.seed_chunks`):
+The end-to-end chatbot lesson runs two turns over two chunks of ``refunds.md``
+(:func:`kit.rag.documents.seed_chunks`):
 
 =====  ====================================  ===========  ===========  ==========
 turn   query sent to retrieval               retrieved    model calls  cites
@@ -34,9 +34,10 @@ COD_REPLIES = ("Prepaid refunds take 5 working days [1].",   # turn 1: answer
 
 
 def cod_chatbot(rewrite: bool = True, clock: Callable[[], float] = time.perf_counter) -> Chatbot:
-    """The seed-004 bot: the two refund chunks, the keyword retriever (query words of 4+
-    characters), a scripted model replying :data:`COD_REPLIES` in order, and a summary
-    memory per session (budget 500 tokens, fact-listing stub summariser).
+    """The bot of the end-to-end chatbot lesson: the two refund chunks, the keyword
+    retriever (query words of 4+ characters), a scripted model replying :data:`COD_REPLIES`
+    in order, and a summary memory per session (budget 500 tokens, fact-listing stub
+    summariser).
 
     ``rewrite=False`` sends the raw questions to retrieval; the model then gets only
     turn 1's answer (turn 2 retrieves nothing, so makes no call). ``clock``: ``() ->

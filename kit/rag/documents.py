@@ -1,7 +1,7 @@
 """Documents for retrieval: the chunk type, Markdown chunking and the help-centre corpus.
 
 A :class:`Chunk` is the unit a retriever returns and a prompt numbers ``[1]``, ``[2]``...
-(seed 004, "Build an end-to-end chatbot with memory, RAG, and evaluation pipeline").
+(the end-to-end chatbot lesson).
 
 Chunking (:func:`chunk_markdown`) splits a Markdown text at its headings, then packs the
 paragraphs of each section into chunks of at most ``max_words`` words (whitespace-separated
@@ -51,9 +51,10 @@ class Chunk:
 
 
 def seed_chunks() -> list[Chunk]:
-    """The two chunks of seed 004's worked example (both from ``refunds.md``): c1 on
-    prepaid refunds, c2 on cash-on-delivery refunds. Kept verbatim so the seed's trace
-    (turn 1 retrieves c1, c2; the rewritten turn 2 retrieves c2 only) reproduces."""
+    """The two chunks of the worked example of the end-to-end chatbot lesson (both from
+    ``refunds.md``): c1 on prepaid refunds, c2 on cash-on-delivery refunds. Kept verbatim
+    so the lesson's trace (turn 1 retrieves c1, c2; the rewritten turn 2 retrieves c2 only)
+    reproduces."""
     return [Chunk("c1", "Refunds for prepaid orders take 5 working days.", "refunds.md"),
             Chunk("c2", "Cash-on-delivery refunds are paid as store credit.", "refunds.md")]
 

@@ -25,8 +25,8 @@ Progress bars (tqdm) are off by default (``progress=False``) so notebook outputs
 the same on every run; pass ``progress=True`` to see one, or ``None`` to let tqdm show
 it only on a terminal.
 
-Source: seed 004 (the evaluation harness: "recall of the gold chunk, judged
-groundedness", a fresh session per case, an unparseable verdict counted apart).
+Source: the end-to-end chatbot lesson (the evaluation harness: "recall of the gold chunk,
+judged groundedness", a fresh session per case, an unparseable verdict counted apart).
 """
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ retrieving any of them is a hit (:func:`kit.rag.evaluate.evaluate`). In a conver
 each step's ``standalone_query`` is what a good query rewrite produces from the
 history; the first step's is the question itself.
 
-Source: seed 004 (the evaluation harness: "recall of the gold chunk", and its follow-up
-"add scripted conversations to the eval set").
+Source: the end-to-end chatbot lesson (the evaluation harness: "recall of the gold chunk",
+and its follow-up "add scripted conversations to the eval set").
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Output guardrail: no valid citation, no answer (seed 004, "output guardrails").
+"""Output guardrail: no valid citation, no answer.
 
-The generator must cite the numbered chunks it was shown (:mod:`kit.rag.citations`).
-:func:`check_citations` lets a draft through only if
+The generator must cite the numbered chunks it was shown (:mod:`kit.rag.citations`), one of
+the "output guardrails" of the end-to-end chatbot lesson. :func:`check_citations` lets a
+draft through only if
 
 - it is not empty,
 - it cites at least one shown chunk (a valid ``[n]``), and

@@ -18,7 +18,8 @@ Stubs, both deterministic and offline:
 - :class:`FlakyJudge`: wraps a judge and, on chosen calls, replies with prose that is no
   verdict or raises, to show how a harness copes with a broken judge.
 
-Source: seed 004 (evaluation harness: "judge returns None for an unparseable verdict").
+Source: the end-to-end chatbot lesson (evaluation harness: "judge returns None for an
+unparseable verdict").
 """
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ millions of values a streaming sketch (t-digest, HDR histogram) replaces it.
 
 One :class:`Metrics` may be shared by threads: every read and write holds a lock.
 The clock is injectable (``clock``: a function returning seconds, like
-``time.perf_counter``), so tests pass a fake clock and never time real code
-(seed 004, "metrics tracking").
+``time.perf_counter``), so tests pass a fake clock and never time real code (the "metrics
+tracking" of the end-to-end chatbot lesson).
 """
 from __future__ import annotations
 

@@ -12,8 +12,9 @@ among the first k retrieved ids. :func:`diagnose_step` then tells a **rewrite fa
 Bots, sessions, ``k`` and progress bars work as in :func:`kit.rag.evaluate.evaluate`;
 no judge is called here.
 
-Source: seed 004, follow-up "How do you evaluate multi-turn behaviour?" (scripted
-conversations with the expected standalone query and gold chunk at each step).
+Source: the follow-up "How do you evaluate multi-turn behaviour?" of the end-to-end chatbot
+lesson (scripted conversations with the expected standalone query and gold chunk at each
+step).
 """
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ Every retriever answers ``search(query, k) -> list[Chunk]`` (best first, at most
 only chunks that match at all, so an unanswerable query gives ``[]``) and
 ``search_scored(query, k) -> list[tuple[Chunk, float]]``; ``add(chunks)`` grows the index.
 
-- :class:`KeywordRetriever`: seed 004's toy rule. Query words of ``min_len``+ characters
-  that also occur in a chunk; matching chunks come back in corpus order, not ranked.
+- :class:`KeywordRetriever`: the toy rule of the end-to-end chatbot lesson. Query words of
+  ``min_len``+ characters that also occur in a chunk; matching chunks come back in corpus
+  order, not ranked.
 - :class:`BM25Retriever`: BM25 (Robertson and Zaragoza 2009, "The Probabilistic Relevance
   Framework: BM25 and Beyond") through the ``bm25s`` library (Lucene's variant), with the
   small offline tokenizer :func:`tokenize`.
@@ -99,12 +100,12 @@ def keyword_words(text: str) -> set[str]:
 
 
 class KeywordRetriever(Retriever):
-    """Seed 004's toy retriever: a chunk matches if it contains any query word of at least
-    ``min_len`` characters (see :func:`keyword_words`); matches come back in corpus
-    order, the first ``k``. The score is the number of distinct query words found, but it
-    does not reorder anything: this retriever does not rank.
+    """The toy retriever of the end-to-end chatbot lesson: a chunk matches if it contains
+    any query word of at least ``min_len`` characters (see :func:`keyword_words`); matches
+    come back in corpus order, the first ``k``. The score is the number of distinct query
+    words found, but it does not reorder anything: this retriever does not rank.
 
-    The seed strips only full stops from chunks and nothing from the query, so its "cod?"
+    The lesson strips only full stops from chunks and nothing from the query, so its "cod?"
     passes the 4-character filter and then matches nothing; here both sides are stripped,
     so "cod" (3 letters) is filtered out: "and for COD?" finds nothing either way.
     Raises TypeError / ValueError for ``min_len`` not an int >= 1.

@@ -1,8 +1,9 @@
 """Query rewrite: turn a follow-up ("and for COD?") into a standalone search query.
 
-Retrieval sees only the text it is given, so a follow-up that leans on the
-conversation finds nothing. With history, one model call rewrites the final question
-as a standalone query ("cash-on-delivery refund") (seed 004, "multi-query and memory").
+Retrieval sees only the text it is given, so a follow-up that leans on the conversation
+finds nothing. With history, one model call rewrites the final question as a standalone
+query ("cash-on-delivery refund"), the "multi-query and memory" step of the end-to-end
+chatbot lesson.
 
 The model's reply is checked before it reaches the retriever (:func:`clean_query`):
 

@@ -18,7 +18,8 @@ jobs, told apart by the system prompt. :class:`QuotingModel` plays both, offline
   unchanged.
 
 Used by lesson 08 (evaluation) to move one metric while the other stays put.
-Source: seed 004 (the chatbot's rewrite and cited answer; the evaluation harness).
+Source: the end-to-end chatbot lesson (the chatbot's rewrite and cited answer; the
+evaluation harness).
 """
 from __future__ import annotations
 
