@@ -5,16 +5,19 @@ watches for the usual mistakes (off by one, mutating the input, work done in the
 wrong order). One module per concept:
 
 - :mod:`kit.checks.cost`: lesson 01 (tokens and the cost of full history);
-- :mod:`kit.checks.window`: lesson 02 (sliding windows);
-- :mod:`kit.checks.summary` and :mod:`kit.checks.compaction`: lesson 03 (summary memory).
+- :mod:`kit.checks.window` and :mod:`kit.checks.token_window`: lesson 02 (sliding windows;
+  the whole token-budget window class);
+- :mod:`kit.checks.summary`, :mod:`kit.checks.compaction` and
+  :mod:`kit.checks.summary_memory`: lesson 03 (summary memory; the whole class).
 - :mod:`kit.checks.fallback` and :mod:`kit.checks.hysteresis`: lesson 04 (robust summary
   memory: a compaction with a fallback, and how far to fold with hysteresis).
-- :mod:`kit.checks.batching` and :mod:`kit.checks.hierarchy`: lesson 05 (hierarchical
-  summarisation: packing items into batches, the reduce loop and when it stops).
+- :mod:`kit.checks.batching`, :mod:`kit.checks.hierarchy` and :mod:`kit.checks.map_reduce`:
+  lesson 05 (hierarchical summarisation: packing items into batches, the reduce loop and
+  when it stops, the whole map-reduce).
 - :mod:`kit.checks.verbatim` and :mod:`kit.checks.evidence`: lesson 06 (long-term
   memory: the verbatim split by a character budget, the profile merge across sessions).
-- :mod:`kit.checks.rag`: lesson 07 (the RAG chatbot: citation parsing, the query-rewrite
-  fallback).
+- :mod:`kit.checks.rag` and :mod:`kit.checks.chatbot_turn`: lesson 07 (the RAG chatbot:
+  citation markers, the query-rewrite fallback, the whole turn).
 - :mod:`kit.checks.recall` and :mod:`kit.checks.groundedness`: lesson 08 (evaluating the
   RAG chatbot: recall@k from the rows; strict verdict parsing, groundedness over judged
   answers only).
@@ -24,6 +27,10 @@ wrong order). One module per concept:
 A failed check shows in a notebook as a short box (:meth:`CheckFailed._render_traceback_`):
 the check, what went wrong and the hint, and the line of the learner's code that raised,
 never the checker's own source.
+
+The whole-mechanism checkers see the learner's object only through the protocol of
+:mod:`kit.checks.protocol`; the wrong answers they are tested against live in
+:mod:`kit.mistakes`.
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a

@@ -66,6 +66,7 @@ class Memory:
             raise ValueError(f"system must be a non-empty str or None, got {system!r:.60}")
         self.measure, self.unit = measure, unit_of(measure)
         self.system = make_message("system", system, measure, 0, ("system",)) if system else None
+        self.fixed_tokens = self.system.tokens if self.system else 0   # never evicted
         self.turns: list[Message] = []
         self.turn_tokens = 0          # running total of the sizes of self.turns
         self.trace: list[TraceEvent] = []
@@ -81,11 +82,6 @@ class Memory:
         return {}
 
     # -- sizes -----------------------------------------------------------------
-    @property
-    def fixed_tokens(self) -> int:
-        """Size of what is never evicted (the system prompt), in ``unit``."""
-        return self.system.tokens if self.system else 0
-
     @property
     def size(self) -> int:
         """Current context size in ``unit``: system + summary (if any) + turns.
@@ -170,7 +166,8 @@ class Memory:
         """Drop the ``count`` oldest turns; return their numbers."""
         gone = self.turns[:count]
         del self.turns[:count]
-        self.turn_tokens -= sum(m.tokens for m in gone)
+        for message in gone:
+            self.turn_tokens -= message.tokens
         return tuple(m.number for m in gone)
 
     def _blocks(self) -> list[str]:
