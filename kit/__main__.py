@@ -1,9 +1,12 @@
-"""Command line: `python -m kit tokens TEXT`, `python -m kit trace laptop` and
-`python -m kit trace cod`."""
+"""Command line: `python -m kit tokens TEXT`, `python -m kit trace laptop`,
+`python -m kit trace cod`, and the drills: `python -m kit drill --list`,
+`python -m kit drill NAME --start` (copy its starter to work/drills/ and start the clock),
+`python -m kit drill NAME FILE` (the scored rubric of your answer)."""
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 __all__ = ["main"]
 
@@ -26,6 +29,40 @@ def _trace(args: argparse.Namespace) -> None:
           f"= {memory.size} words (budget {memory.budget}: keep_recent wins)")
 
 
+def _drill(args: argparse.Namespace) -> int:
+    import json
+    import shutil
+    from pathlib import Path
+
+    from kit.drills import drills, elapsed_text, get, load_answer, run
+    if args.list or not args.name:
+        for drill in drills():
+            print(f"{drill.name:<22} {drill.minutes:>3} min  {drill.title}  "
+                  f"(notebooks/drills/{drill.notebook}.ipynb)")
+        return 0
+    drill = get(args.name)
+    if args.start:
+        repo = Path(__file__).resolve().parents[1]
+        starter = repo / "notebooks" / "drills" / f"{drill.notebook}.py"
+        target = Path(args.file) if args.file else repo / "work" / "drills" / starter.name
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(starter, target)
+        (target.parent / f".{drill.name}.started").write_text(json.dumps(time.time()))
+        print(f"{drill.title}: {drill.minutes} min, from now. Write {drill.symbol} in {target},"
+              f" then run: python -m kit drill {drill.name} {target}")
+        return 0
+    if not args.file:
+        raise ValueError(f"name the file with your {drill.symbol}: "
+                         f"python -m kit drill {drill.name} FILE")
+    report = run(drill.name, load_answer(drill.name, args.file))
+    print(report.text())
+    stamp = Path(args.file).parent / f".{drill.name}.started"
+    if stamp.is_file():
+        print(elapsed_text(json.loads(stamp.read_text())))
+    return 0 if report.passed else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -37,14 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     trace = sub.add_parser("trace", help="print a worked example of the course")
     trace.add_argument("example", choices=["laptop", "cod"])
     trace.set_defaults(run=_trace)
+    drill = sub.add_parser("drill", help="list the live-coding drills, or check your answer")
+    drill.add_argument("name", nargs="?", help="the drill, e.g. summary-memory")
+    drill.add_argument("file", nargs="?", help="the .py file with your answer")
+    drill.add_argument("--list", action="store_true", help="list the drills")
+    drill.add_argument("--start", action="store_true",
+                       help="copy the starter to work/drills/ (or FILE) and start the clock")
+    drill.set_defaults(run=_drill)
     args = parser.parse_args(argv)
     from kit.offline import OfflineEncodingError
     try:
-        args.run(args)
-    except OfflineEncodingError as exc:
+        return args.run(args) or 0
+    except (OfflineEncodingError, ValueError, FileNotFoundError) as exc:
         print(f"python -m kit: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        return 1 if isinstance(exc, OfflineEncodingError) else 2
 
 
 if __name__ == "__main__":

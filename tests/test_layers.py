@@ -9,7 +9,7 @@ From the bottom (DECISIONS: the layers):
 3. features: persistence and the store, hierarchical, long-term, RAG, the sample
    conversations;
 4. evaluation: memory_eval, memory_scores, policy_bench, retention, the floor;
-5. on the side: checks, mistakes, widgets, plots, the command line, the package itself.
+5. on the side: checks, mistakes, drills, widgets, plots, the command line, the package.
 """
 import ast
 import shutil
@@ -28,7 +28,8 @@ LAYERS = {
         "kit.conversations"],
     4: ["kit.memory_eval", "kit.memory_scores", "kit.policy_bench", "kit.retention",
         "kit.floor"],
-    5: ["kit.checks", "kit.mistakes", "kit.widgets", "kit.plots", "kit.__main__", "kit"],
+    5: ["kit.checks", "kit.mistakes", "kit.drills", "kit.widgets", "kit.plots", "kit.__main__",
+        "kit"],
 }
 
 

@@ -14,6 +14,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 import lessons  # noqa: E402
 
 NAMES = [path.name for path in lessons.lesson_paths(lessons.SOLUTIONS)]
+# every notebook: the lessons, then the drills ("drills/01_token_window.ipynb")
+EVERY = [path.relative_to(lessons.SOLUTIONS).as_posix() for path in lessons.all_paths(lessons.SOLUTIONS)]
 REQUIRED_HEADINGS = ("## Summary", "## Exercises", "## Interview follow-ups")
 MEMORY_ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 # How a check cell fails on the stub; CheckFailed is kit.checks' AssertionError subclass.
@@ -48,20 +50,22 @@ def test_solutions_folder_exists():
 
 
 def test_same_lesson_names_in_both_folders():
-    generated = sorted(path.name for path in lessons.NOTEBOOKS.glob("*.ipynb"))
-    assert generated == NAMES, "run `python tools/lessons.py generate`"
+    generated = sorted(path.relative_to(lessons.NOTEBOOKS).as_posix()
+                       for path in lessons.all_paths(lessons.NOTEBOOKS))
+    assert generated == sorted(EVERY), "run `python tools/lessons.py generate`"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", EVERY)
 def test_notebook_matches_generated_version(name):
     expected = lessons.render(lessons.learner_version(lessons.read(lessons.SOLUTIONS / name), name))
     assert learner_path(name).read_text(encoding="utf-8") == expected, (
         f"notebooks/{name} differs from solutions/{name}. Contributors: run `make notebooks`. "
         f"Learners: work in work/{name}, not in notebooks/ (`make lab` makes work/); "
-        f"`cp notebooks/{name} work/` keeps your answers, then `git checkout notebooks/{name}`.")
+        f"`cp notebooks/{name} work/mine-{Path(name).name}` keeps your answers, then "
+        f"`git checkout notebooks/{name}`.")
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", EVERY)
 def test_solution_is_executed_in_order_in_python3(name):
     nb = lessons.read(lessons.SOLUTIONS / name)
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
@@ -72,7 +76,7 @@ def test_solution_is_executed_in_order_in_python3(name):
     assert counts == list(range(1, len(code) + 1)), f"execution counts {counts} are not 1..N"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", EVERY)
 def test_solution_outputs_are_clean(name):
     nb = lessons.read(lessons.SOLUTIONS / name)
     for index, cell in enumerate(nb.cells):
@@ -115,16 +119,17 @@ def test_exercises_have_solutions_and_checks(name):
     assert not waiting, f"exercise cells {waiting} have no check cell after them"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", EVERY)
 def test_no_solution_left_in_learner_notebook(name):
     text = learner_path(name).read_text(encoding="utf-8")
     assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", EVERY)
 def test_learner_notebook_runs_and_every_check_fails(name):
     """Inverted run: all cells pass except check cells, which fail on the stubs."""
-    nb = lessons.run(lessons.read(learner_path(name)), lessons.NOTEBOOKS, allow_errors=True)
+    path = learner_path(name)
+    nb = lessons.run(lessons.read(path), path.parent, allow_errors=True)
     problems = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":

@@ -64,6 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 WORK = ROOT / "work"            # the learner's copies (untracked; see `workspace`)
+DRILLS = "drills"               # solutions/drills/, notebooks/drills/: the interview drills
 MANIFEST_NAME = ".generated.json"   # in notebooks/: digests of what `generate` wrote
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 
@@ -82,7 +83,7 @@ SOLUTION_NOTE = ("*Your copy of this lesson: the worked solution, with every ans
 __all__ = [
     "lesson_paths", "read", "render", "replace_solutions", "learner_version",
     "run", "error_output", "coalesce_streams", "static_widget_outputs", "execute", "expected_notebooks", "digest",
-    "manifest", "manifest_text", "plan", "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace",
+    "manifest", "manifest_text", "all_paths", "drill_starter", "plan", "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace",
     "backup_path", "reset",
     "main",
 ]
@@ -95,6 +96,22 @@ class LessonError(Exception):
 def lesson_paths(folder: Path = SOLUTIONS) -> list[Path]:
     """The `NN_*.ipynb` lessons in `folder`, sorted by name (empty if none)."""
     return sorted(folder.glob(LESSON_GLOB))
+
+
+def all_paths(folder: Path) -> list[Path]:
+    """The lessons of `folder`, then the drills of `folder/drills/` (both `NN_*.ipynb`)."""
+    return lesson_paths(folder) + lesson_paths(folder / DRILLS)
+
+
+def drill_starter(nb: nbformat.NotebookNode, name: str) -> str:
+    """The plain `.py` starter of learner drill notebook `nb` (file name `name`): its
+    exercise cells, one after the other, under a header saying how to check it."""
+    drill = name.split("_", 1)[1].removesuffix(".ipynb").replace("_", "-")
+    cells = [cell.source.strip("\n") for cell in nb.cells if "exercise" in cell.metadata.get("tags", [])]
+    header = (f'"""Starter for the drill {drill}: write your answer, then check it with\n\n'
+              f"    python -m kit drill {drill} <this file>\n\n"
+              f'The spec, hints and follow-ups are in the notebook {name}."""\n')
+    return header + "\n\n\n".join([""] + cells) + "\n"
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -148,7 +165,8 @@ def learner_version(nb: nbformat.NotebookNode, name: str | None = None) -> nbfor
     learner.metadata.pop("widgets", None)
     learner.metadata.get("language_info", {}).pop("version", None)
     if name is not None and learner.cells and learner.cells[0].cell_type == "markdown":
-        note = SOLUTION_NOTE.format(name=name, number=name.split("_", 1)[0])
+        note = SOLUTION_NOTE.format(name=name, number=name.split("_", 1)[0]).replace(
+            "this lesson", "this drill" if name.startswith(DRILLS + "/") else "this lesson")
         if note not in learner.cells[0].source:
             learner.cells[0].source = learner.cells[0].source.rstrip("\n") + "\n\n" + note
     for index, cell in enumerate(learner.cells):
@@ -247,13 +265,18 @@ def execute(path: Path) -> None:
 
 
 def expected_notebooks() -> dict[str, str]:
-    """File name -> text that `generate` writes to notebooks/, one per solution."""
+    """Path in notebooks/ (``01_x.ipynb``, ``drills/01_y.ipynb``) -> the text `generate`
+    writes there: one learner notebook per solution, and a ``.py`` starter per drill."""
     expected = {}
-    for path in lesson_paths(SOLUTIONS):
+    for path in all_paths(SOLUTIONS):
+        rel = path.relative_to(SOLUTIONS).as_posix()
         try:
-            expected[path.name] = render(learner_version(read(path), path.name))
+            learner = learner_version(read(path), rel)
         except ValueError as err:
             raise LessonError(f"{path.relative_to(ROOT)}: {err}") from None
+        expected[rel] = render(learner)
+        if rel.startswith(DRILLS + "/"):
+            expected[rel.removesuffix(".ipynb") + ".py"] = drill_starter(learner, path.name)
     return expected
 
 
@@ -286,7 +309,8 @@ def plan() -> list[tuple[str, str, str | None]]:
     Empty when notebooks/ is up to date.
     """
     expected = expected_notebooks()
-    present = {path.name: path for path in lesson_paths(NOTEBOOKS)}
+    present = {path.relative_to(NOTEBOOKS).as_posix(): path for path in
+               all_paths(NOTEBOOKS) + sorted((NOTEBOOKS / DRILLS).glob("[0-9][0-9]_*.py"))}
     changes = [("delete", name, None) for name in sorted(present.keys() - expected.keys())]
     for name, text in expected.items():
         if name not in present:
@@ -317,10 +341,13 @@ def holds_learner_work(path: Path, recorded: dict[str, str] | None = None) -> bo
     notebook counts as work too (never delete what cannot be read).
     """
     recorded = manifest() if recorded is None else recorded
+    key = path.relative_to(NOTEBOOKS).as_posix() if NOTEBOOKS in path.parents else path.name
     try:
         text = path.read_text(encoding="utf-8")
-        if path.name in recorded:
-            return digest(text) != recorded[path.name]
+        if key in recorded:
+            return digest(text) != recorded[key]
+        if path.suffix == ".py":
+            return True                         # a starter not in the manifest: keep it
         nb = nbformat.reads(text, as_version=4)
     except Exception:
         return True
@@ -358,6 +385,7 @@ def generate(force: bool = False) -> list[str]:
         if action == "delete":
             (NOTEBOOKS / name).unlink()
         else:
+            (NOTEBOOKS / name).parent.mkdir(parents=True, exist_ok=True)
             (NOTEBOOKS / name).write_text(text, encoding="utf-8", newline="\n")
     wanted, path = manifest_text(expected_notebooks()), NOTEBOOKS / MANIFEST_NAME
     if not path.is_file() or path.read_text(encoding="utf-8") != wanted:
@@ -369,6 +397,8 @@ def lesson_path(name: str, folder: Path = SOLUTIONS) -> Path:
     """The lesson of `folder` that `name` names: its number ("03"), its stem
     ("03_summary_memory") or its file name (a leading folder is ignored). Raises
     LessonError naming `name` and the lessons there when none (or several) match."""
+    if str(name).replace("\\", "/").startswith(DRILLS + "/"):
+        folder, name = folder / DRILLS, str(name).split("/", 1)[1]     # "drills/02"
     stem = Path(name).name.removesuffix(".ipynb")
     lessons = lesson_paths(folder)
     number = stem.zfill(2) if stem.isdigit() and len(stem) <= 2 else None   # "3" is "03"
@@ -423,11 +453,16 @@ def workspace(dest: Path | None = None) -> list[str]:
     names created. Never changes a file (or link) that exists: the learner's work stays.
     Raises LessonError for a bad `dest` (:func:`learner_folder`)."""
     dest = learner_folder(dest)
-    texts = {path.name: working_text(path) for path in lesson_paths(NOTEBOOKS)
-             if not ((dest / path.name).exists() or (dest / path.name).is_symlink())}
-    for name, text in texts.items():
-        dest.mkdir(parents=True, exist_ok=True)
-        (dest / name).write_text(text, encoding="utf-8", newline="\n")
+    sources = all_paths(NOTEBOOKS) + sorted((NOTEBOOKS / DRILLS).glob("[0-9][0-9]_*.py"))
+    texts = {}
+    for path in sources:
+        rel = path.relative_to(NOTEBOOKS).as_posix()
+        if not ((dest / rel).exists() or (dest / rel).is_symlink()):
+            texts[rel] = working_text(path) if path.suffix == ".ipynb" else \
+                path.read_text(encoding="utf-8")
+    for rel, text in texts.items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text, encoding="utf-8", newline="\n")
     return list(texts)
 
 
@@ -454,26 +489,27 @@ def reset(names: list[str], dest: Path | None = None) -> list[str]:
     dest = learner_folder(dest)
     sources = list(dict.fromkeys(lesson_path(name, NOTEBOOKS) for name in names))
     fresh = {source: working_text(source) for source in sources}   # all read first
+    where = {source: source.relative_to(NOTEBOOKS).as_posix() for source in sources}
     for source in sources:
-        if (dest / source.name).is_dir():
-            raise LessonError(f"{dest.name}/{source.name} is a folder, not your notebook; "
+        if (dest / where[source]).is_dir():
+            raise LessonError(f"{dest.name}/{where[source]} is a folder, not your notebook; "
                               f"move it away first")
     done = []
     for source in sources:
-        target, text = dest / source.name, fresh[source]
+        target, text = dest / where[source], fresh[source]
         if target.is_file() and target.read_bytes() != text.encode("utf-8"):
             kept = backup_path(target)
             kept.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(target, kept)
-            done.append(f"reset {dest.name}/{source.name} (your previous copy is "
-                        f"{dest.name}/backups/{kept.name})")
+            done.append(f"reset {dest.name}/{where[source]} (your previous copy is "
+                        f"{kept.parent.relative_to(dest.parent).as_posix()}/{kept.name})")
         elif target.exists() or target.is_symlink():
-            done.append(f"reset {dest.name}/{source.name} (it had no changes)")
+            done.append(f"reset {dest.name}/{where[source]} (it had no changes)")
         else:
-            done.append(f"created {dest.name}/{source.name}")
+            done.append(f"created {dest.name}/{where[source]}")
         if target.is_symlink():
             target.unlink()
-        dest.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8", newline="\n")
     return done
 
@@ -497,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "execute":
-            paths = [solution_path(n) for n in args.names] or lesson_paths(SOLUTIONS)
+            paths = [solution_path(n) for n in args.names] or all_paths(SOLUTIONS)
             for path in paths:
                 print(f"executing {path.relative_to(ROOT)}", flush=True)
                 execute(path)

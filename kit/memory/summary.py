@@ -105,9 +105,10 @@ class SummaryMemory(BudgetedMemory):
                  keep_recent: int = 6, measure: Measure = approx_tokens,
                  prompt: str = SUMMARY_PROMPT, system: str | None = None, **options) -> None:
         if options:
+            known = set(options) <= set(PRODUCTION_OPTIONS)
             raise TypeError(f"SummaryMemory got {', '.join(sorted(options))}: "
-                            f"{'lesson-04 options' if set(options) <= set(PRODUCTION_OPTIONS) else 'unknown options'}"
-                            f" of kit.memory.robust.RobustSummaryMemory; the core takes "
+                            f"{'options of' if known else 'not options of the core; see'} "
+                            f"kit.memory.robust.RobustSummaryMemory (lesson 04). The core takes "
                             f"summariser, budget, keep_recent, measure, prompt and system")
         if not callable(summariser):
             raise TypeError(f"summariser must be callable str -> str, got {summariser!r}")
@@ -160,11 +161,12 @@ class SummaryMemory(BudgetedMemory):
         self.summary, self.summary_tokens = summary, tokens                   # commit
         self.turns, self.turn_tokens = recent, self.turn_tokens - sum(m.tokens for m in old)
         self.compactions += 1
-        self.folded += tuple(m.number for m in old)
-        note = f"turn{'s' * (len(old) > 1)} {span([m.number for m in old])} folded into the summary"
+        moved = tuple(m.number for m in old)
+        self.folded += moved
+        note = f"turn{'s' * (len(moved) > 1)} {span(moved)} folded into the summary"
         if self.size > self.budget:
             note += f"; still over budget: {self._why_over(tokens, before)}"
-        return {"action": "compacted", "moved": tuple(m.number for m in old), "note": note,
+        return {"action": "compacted", "moved": moved, "note": note,
                 "summariser": "model", "trigger": "over budget"}
 
     def _why_over(self, tokens: int, replaced: int) -> str:

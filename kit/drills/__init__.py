@@ -1,0 +1,197 @@
+"""Live-coding drills: a blank-slate spec, a time box, a hidden suite and a scored rubric.
+
+A drill is a mechanism the candidate writes from nothing (a class or a function with a
+given name and signature), checked by the same harnesses as the lessons' whole-mechanism
+exercises, but scored: one line per rubric category instead of a stop at the first
+failure. The categories:
+
+- **correctness**: the worked traces and the spec's cases;
+- **failure safety**: injected model failures lose nothing and propagate;
+- **edge cases**: empty input, a zero, a boundary, an item that can never fit;
+- **complexity**: work counted by call counters (tokenizer calls, model calls), never
+  by time.
+
+Each drill is a module of this package with a :data:`DRILL` (see :class:`Drill`); the
+notebooks are ``solutions/drills/NN_name.ipynb`` (model solutions) and
+``notebooks/drills/`` (the learner versions, with a plain ``.py`` starter beside each).
+
+    from kit.drills import start_drill, check_drill
+    started = start_drill("summary-memory")
+    ...                                     # write SummaryMemory
+    check_drill("summary-memory", SummaryMemory, started)
+
+From a terminal: ``python -m kit drill --list``, ``python -m kit drill NAME FILE``. The
+rubric is deterministic; the time taken is printed apart from it.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kit.checks import CheckFailed, safe_text
+
+__all__ = ["CATEGORIES", "Drill", "Report", "drills", "get", "run", "check_drill",
+           "start_drill", "load_answer", "elapsed_text"]
+
+CATEGORIES = ("correctness", "failure safety", "edge cases", "complexity")
+_WIDTH = 88
+
+
+@dataclass(frozen=True)
+class Drill:
+    """One drill.
+
+    ``name``: its id on the command line (``"summary-memory"``); ``title``; ``minutes``:
+    the time box; ``symbol``: the name of the class or function the candidate writes;
+    ``notebook``: the file stem in ``solutions/drills/`` (``"02_summary_memory"``);
+    ``rubric``: category -> ``check(answer) -> int`` (cases passed; raises
+    :class:`~kit.checks.CheckFailed` with a hint), one entry per category of
+    :data:`CATEGORIES` that applies; ``talking_points``: what the candidate should say
+    out loud, for self-grading; ``mechanism``: its name in :mod:`kit.mistakes`, if the
+    registry has wrong answers for it.
+    """
+
+    name: str
+    title: str
+    minutes: int
+    symbol: str
+    notebook: str
+    rubric: dict[str, Callable[[object], int]]
+    talking_points: tuple[str, ...] = ()
+    mechanism: str | None = None
+
+    def __post_init__(self) -> None:
+        unknown = set(self.rubric) - set(CATEGORIES)
+        if unknown or not self.rubric:
+            raise ValueError(f"drill {self.name!r}: rubric categories must be some of "
+                             f"{CATEGORIES}, got {sorted(self.rubric)}")
+
+
+@dataclass(frozen=True)
+class Report:
+    """The scored rubric of one check: ``rows`` are ``(category, passed, detail)`` in the
+    order of :data:`CATEGORIES`; ``score`` counts the passed ones out of ``len(rows)``."""
+
+    drill: Drill
+    rows: tuple[tuple[str, bool, str], ...]
+    elapsed: str = field(default="", compare=False)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        return sum(ok for _, ok, _ in self.rows), len(self.rows)
+
+    @property
+    def passed(self) -> bool:
+        got, out_of = self.score
+        return got == out_of
+
+    def text(self) -> str:
+        """The rubric as plain text (deterministic: no time in it)."""
+        lines = [f"Drill {self.drill.name}: {self.drill.title} ({self.drill.minutes} min)"]
+        for category, ok, detail in self.rows:
+            head = f"  {category:<15} {'PASS' if ok else 'FAIL'}  "
+            lines += textwrap.wrap(detail, _WIDTH, initial_indent=head,
+                                   subsequent_indent=" " * len(head)) or [head.rstrip()]
+        got, out_of = self.score
+        lines.append(f"score: {got}/{out_of}")
+        if self.drill.talking_points:
+            lines.append("Say it out loud (grade yourself):")
+            lines += [f"  [ ] {point}" for point in self.drill.talking_points]
+        return "\n".join(lines)
+
+
+def _modules() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+
+
+def drills() -> list[Drill]:
+    """Every drill, in notebook order."""
+    _modules()
+    found = [getattr(sys.modules[f"{__name__}.{info.name}"], "DRILL", None)
+             for info in pkgutil.iter_modules(__path__)]
+    return sorted((d for d in found if isinstance(d, Drill)), key=lambda d: d.notebook)
+
+
+def get(name: str) -> Drill:
+    """The drill called ``name``; ValueError naming the known ones otherwise."""
+    for drill in drills():
+        if drill.name == name:
+            return drill
+    raise ValueError(f"no drill {name!r}; the drills: {', '.join(d.name for d in drills())}")
+
+
+def run(name: str, answer: object) -> Report:
+    """Run every rubric category of drill ``name`` on ``answer`` (the candidate's class or
+    function); a category passes when its check returns, fails with the check's hint."""
+    drill = get(name)
+    rows = []
+    for category in CATEGORIES:
+        check = drill.rubric.get(category)
+        if check is None:
+            continue
+        try:
+            cases = check(answer)
+        except CheckFailed as failure:
+            rows.append((category, False, safe_text(failure, 600).replace("\n", " ")))
+        else:
+            rows.append((category, True, f"{cases} cases" if isinstance(cases, int) else ""))
+    return Report(drill, tuple(rows))
+
+
+def elapsed_text(started: float | None, now: float | None = None) -> str:
+    """``"time taken: 12 min 04 s"`` since ``started`` (seconds of ``time.time()``), or ""."""
+    if started is None:
+        return ""
+    seconds = max(0, round((time.time() if now is None else now) - started))
+    return f"time taken: {seconds // 60} min {seconds % 60:02d} s"
+
+
+def start_drill(name: str) -> float:
+    """Print the drill's time box and return the start time (``time.time()``), to pass
+    to :func:`check_drill`."""
+    drill = get(name)
+    print(f"Drill {drill.name}: {drill.title}. Time box: {drill.minutes} min. Go.")
+    return time.time()
+
+
+def check_drill(name: str, answer: object, started: float | None = None) -> Report:
+    """Print the scored rubric of ``answer`` (and the time taken since ``started``);
+    return the report. Raises :class:`~kit.checks.CheckFailed` after printing when a
+    category failed, so a notebook's check cell shows it failed."""
+    report = run(name, answer)
+    print(report.text())
+    elapsed = elapsed_text(started)
+    if elapsed:
+        print(elapsed)
+    if not report.passed:
+        got, out_of = report.score
+        raise CheckFailed(f"drill {name}: {got}/{out_of} rubric categories pass. "
+                          f"Hint: start with the first FAIL line above.")
+    return report
+
+
+def load_answer(name: str, path: str | Path) -> object:
+    """Import the file ``path`` and return what it defines under the drill's symbol.
+
+    Raises FileNotFoundError for a missing file, ValueError naming the symbol when the
+    file does not define it; an error inside the file propagates.
+    """
+    drill, path = get(name), Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no file {path}")
+    spec = importlib.util.spec_from_file_location(f"drill_answer_{drill.name.replace('-', '_')}",
+                                                  path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not hasattr(module, drill.symbol):
+        raise ValueError(f"{path} defines no {drill.symbol}: the drill {drill.name} checks a "
+                         f"{drill.symbol}")
+    return getattr(module, drill.symbol)
