@@ -130,7 +130,8 @@ def get(name: str) -> Drill:
 
 def run(name: str, answer: object) -> Report:
     """Run every rubric category of drill ``name`` on ``answer`` (the candidate's class or
-    function); a category passes when its check returns, fails with the check's hint."""
+    function); a category passes when its check returns, fails with the check's hint (or
+    with "not written yet", or the error the candidate's code raised)."""
     drill = get(name)
     rows = []
     for category in CATEGORIES:
@@ -141,6 +142,12 @@ def run(name: str, answer: object) -> Report:
             cases = check(answer)
         except CheckFailed as failure:
             rows.append((category, False, safe_text(failure, 600).replace("\n", " ")))
+        except NotImplementedError:
+            rows.append((category, False, f"{drill.symbol} is not written yet: replace the "
+                                          f"`raise NotImplementedError` line with your answer"))
+        except Exception as error:            # noqa: BLE001 (a crash is a failed category)
+            rows.append((category, False, f"{drill.symbol} raised "
+                                          f"{type(error).__name__}: {safe_text(error, 300)}"))
         else:
             rows.append((category, True, f"{cases} cases" if isinstance(cases, int) else ""))
     return Report(drill, tuple(rows))
