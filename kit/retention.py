@@ -38,6 +38,7 @@ from kit.extractive import make_extractive_summariser
 from kit.llm import CountingLLM, prompt_following_summariser
 from kit.memory import (CARELESS_PROMPT, SUMMARY_PROMPT, Memory, SlidingWindow,
                         SummaryMemory, TokenWindow)
+from kit.tokens import approx_tokens
 from kit.trace import Table
 from kit.validation import check_budget, check_int
 
@@ -62,15 +63,16 @@ def summary_stub(prompt: str) -> str:
     return prompt_following_summariser(prompt, max_words=CARELESS_WORDS)
 
 
-STRATEGIES: dict[str, Strategy] = {
-    f"sliding window ({WINDOW_MESSAGES} messages)": lambda budget: SlidingWindow(WINDOW_MESSAGES),
-    "token window": lambda budget: TokenWindow(budget),
+STRATEGIES: dict[str, Strategy] = {      # sizes in approx_tokens, as the published tables
+    f"sliding window ({WINDOW_MESSAGES} messages)":
+        lambda budget: SlidingWindow(WINDOW_MESSAGES, approx_tokens),
+    "token window": lambda budget: TokenWindow(budget, approx_tokens),
     "careless summary": lambda budget: SummaryMemory(
-        summary_stub, budget, KEEP_RECENT, prompt=CARELESS_PROMPT),
+        summary_stub, budget, KEEP_RECENT, approx_tokens, CARELESS_PROMPT),
     "preserving summary": lambda budget: SummaryMemory(
-        summary_stub, budget, KEEP_RECENT, prompt=SUMMARY_PROMPT),
+        summary_stub, budget, KEEP_RECENT, approx_tokens, SUMMARY_PROMPT),
     "extractive summary": lambda budget: SummaryMemory(
-        make_extractive_summariser(cap=max(1, budget // 2)), budget, KEEP_RECENT),
+        make_extractive_summariser(cap=max(1, budget // 2)), budget, KEEP_RECENT, approx_tokens),
 }
 
 

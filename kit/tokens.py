@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from kit.offline import seed_cache
 
 __all__ = [
-    "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "count_words",
+    "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "cl100k_tokens", "count_words",
     "count_characters", "tiktoken_counter", "count_tokens", "resolve_encoding",
     "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measured",
     "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMING_TOKENS",
@@ -125,6 +125,14 @@ def count_tokens(text: str, encoding: str | None = None) -> int:
     never raised on. Raises TypeError for a non-string.
     """
     return len(get_encoding(encoding).encode(_check_text(text), disallowed_special=()))
+
+
+@_with_unit("tokens")
+def cl100k_tokens(text: str) -> int:
+    """Tokens of ``text`` in ``cl100k_base``, the default measure of every memory (the
+    encoding is loaded on the first call, from the files installed with the package).
+    Raises TypeError for a non-string."""
+    return len(_encoding(DEFAULT_ENCODING).encode(_check_text(text), disallowed_special=()))
 
 
 def tiktoken_counter(encoding: str | None = None) -> Measure:

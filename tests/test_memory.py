@@ -392,3 +392,17 @@ def test_background_summary_memory_is_exported():
     from kit.memory import BackgroundSummaryMemory
     from kit.memory.background import BackgroundSummaryMemory as same
     assert BackgroundSummaryMemory is same
+
+
+def test_every_memory_counts_cl100k_tokens_by_default():
+    from kit.memory import (FullHistory, RecallMemory, RobustSummaryMemory, SlidingWindow,
+                            SummaryMemory, TokenWindow)
+    from kit.tokens import approx_tokens, cl100k_tokens, count_tokens
+    text = "Refunds for cash-on-delivery orders take 7 working days."
+    assert count_tokens(text) != approx_tokens(text)             # the two measures differ here
+    memories = [FullHistory(), SlidingWindow(4), TokenWindow(100), RecallMemory(200),
+                SummaryMemory(lambda prompt: "s", 100), RobustSummaryMemory(lambda prompt: "s", 100)]
+    for memory in memories:
+        memory.add("user", text)
+        assert memory.measure is cl100k_tokens and memory.unit == "tokens"
+        assert memory.turns[-1].tokens == count_tokens(text), type(memory).__name__

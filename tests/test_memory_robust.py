@@ -84,7 +84,7 @@ CHAT = shopping_chat(60)
 
 
 def reference_run():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=150, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=150, keep_recent=2, measure=approx_tokens)
     replay(memory, CHAT)
     return memory
 
@@ -99,7 +99,7 @@ def test_the_chat_has_many_compactions():
 @pytest.mark.parametrize("failing_call", range(1, N_COMPACTIONS + 1))
 def test_no_turn_lost_whichever_compaction_fails(failing_call):
     model = FailingLLM(fact_listing_summariser, fail_on={failing_call})
-    memory = RobustSummaryMemory(model, budget=150, keep_recent=2)
+    memory = RobustSummaryMemory(model, budget=150, keep_recent=2, measure=approx_tokens)
     failed_plan = None
     for role, text in CHAT + [("user", "One more thing?")]:   # a compaction after any failure
         try:
@@ -387,7 +387,7 @@ def test_fold_spans_keeps_pairs_and_the_limit():
 
 
 def test_rebuild_summary_from_source_changes_nothing():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2, measure=approx_tokens)
     replay(memory, shopping_chat(30))
     before = snapshot(memory)
     turns = [m for m in source_turns(30) if m.number in memory.folded]
@@ -410,7 +410,7 @@ def lossy(prompt):
 
 
 def test_resummarised_summary_drifts_but_a_rebuild_does_not():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2, measure=approx_tokens)
     replay(memory, shopping_chat(30))
     passes = resummarise(memory.summary, lossy, 4)
     kept = [sum(facts_in(s).values()) for s in [memory.summary] + passes]

@@ -35,7 +35,7 @@ def pairs_kept_whole(memory):
 # -- budget and hysteresis -------------------------------------------------------------
 def compactions(target, n=200, budget=120):
     memory = RobustSummaryMemory(prompt_following_summariser, budget=budget, keep_recent=2,
-                           target=target)
+                           target=target, measure=approx_tokens)
     replay(memory, shopping_chat(n))
     return memory
 
@@ -136,7 +136,7 @@ def test_age_trigger_ignores_turns_inside_keep_recent():
 
 def test_no_clock_calls_without_max_age():
     clock = FakeClock()
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2, clock=clock)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2, clock=clock, measure=approx_tokens)
     replay(memory, shopping_chat(20))
     assert clock.calls == 0 and memory.added_at == {}
 
@@ -160,7 +160,7 @@ def test_custom_trigger_can_be_added():
         def check(self, memory, now):
             return Firing("every 4th", len(memory.turns)) if memory.added % 4 == 0 else None
 
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2)
+    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2, measure=approx_tokens)
     memory.triggers.append(EveryFourth())
     events = replay(memory, shopping_chat(8))
     assert [e.message for e in events if e.compacted] == [4, 8]
@@ -188,7 +188,7 @@ def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
     from kit.memory import CompactionError
 
     memory = RobustSummaryMemory(fact_listing_summariser, budget=100, keep_recent=2, max_age=5,
-                           clock=lambda: "noon")
+                           clock=lambda: "noon", measure=approx_tokens)
     with pytest.raises(CompactionError, match="clock must return seconds"):
         memory.add("user", "hi")
     assert len(memory.turns) == 1 and memory.summary == ""
@@ -196,7 +196,7 @@ def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
 
 # -- the "still over budget" note names the real cause -------------------------------
 def test_a_target_fold_whose_summary_outgrew_its_turns_blames_the_summary():
-    memory = RobustSummaryMemory(prompt_following_summariser, budget=120, keep_recent=2, target=90)
+    memory = RobustSummaryMemory(prompt_following_summariser, budget=120, keep_recent=2, target=90, measure=approx_tokens)
     event = replay(memory, shopping_chat(11))[-1]
     replaced = sum(approx_tokens(text) for _, text in shopping_chat(2))   # turns 1-2, no summary
     assert event.compacted and event.moved == (1, 2)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message, as_chat, make_message, render
-from kit.tokens import Measure, approx_tokens, unit_of
+from kit.tokens import Measure, cl100k_tokens, unit_of
 from kit.trace import TraceEvent
 from kit.validation import check_budget
 
@@ -52,14 +52,14 @@ def _join(*notes: str) -> str:
 class Memory:
     """Base class: full history with an optional system prompt.
 
-    ``measure``: ``str -> int`` (default :func:`kit.tokens.approx_tokens`);
+    ``measure``: ``str -> int`` (default :func:`kit.tokens.cl100k_tokens`);
     ``system``: a system prompt kept at the top of every context, never evicted.
     """
 
     name = "memory"
     link = None   # a kit.persistence.SessionLink once attach_store wired a store
 
-    def __init__(self, measure: Measure = approx_tokens, system: str | None = None) -> None:
+    def __init__(self, measure: Measure = cl100k_tokens, system: str | None = None) -> None:
         if not callable(measure):
             raise TypeError(f"measure must be callable str -> int, got {measure!r}")
         if system is not None and (not isinstance(system, str) or not system.strip()):
@@ -248,7 +248,7 @@ class BudgetedMemory(Memory):
     summarise it first.
     """
 
-    def __init__(self, budget: int, measure: Measure = approx_tokens,
+    def __init__(self, budget: int, measure: Measure = cl100k_tokens,
                  system: str | None = None) -> None:
         self.budget = check_budget(budget)
         super().__init__(measure, system)

@@ -45,7 +45,7 @@ from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
 from kit.ranking import rrf
-from kit.tokens import Measure, approx_tokens, measured
+from kit.tokens import Measure, cl100k_tokens, measured
 from kit.validation import check_budget, check_int
 
 __all__ = ["RecallMemory", "RecallPlan", "RECALLED_TITLE", "RECENT_TITLE"]
@@ -82,7 +82,7 @@ class RecallMemory(Memory):
 
     name = "recall memory"
 
-    def __init__(self, budget: int = 2000, measure: Measure = approx_tokens,
+    def __init__(self, budget: int = 2000, measure: Measure = cl100k_tokens,
                  system: str | None = None, *, keep_recent: int = 2, recent: int | None = None,
                  reserve: int = 0, summariser: PromptModel | None = None,
                  prompt: str = SUMMARY_PROMPT, fallback: PromptModel | None = None,

@@ -33,7 +33,7 @@ from kit.memory.triggers import Firing, OverBudget, TooManyTurns, TooOld
 from kit.messages import Message, span, speaker_in_text
 from kit.prompts import SUMMARY_PROMPT
 from kit.structured import STRUCTURED_SUMMARY_PROMPT, StructuredSummary
-from kit.tokens import Measure, approx_tokens
+from kit.tokens import Measure, cl100k_tokens
 from kit.validation import check_int, check_seconds
 
 __all__ = ["RobustSummaryMemory"]
@@ -66,7 +66,7 @@ class RobustSummaryMemory(SummaryMemory):
     """
 
     def __init__(self, summariser: PromptModel, budget: int = 3000, keep_recent: int = 6,
-                 measure: Measure = approx_tokens, prompt: str = SUMMARY_PROMPT,
+                 measure: Measure = cl100k_tokens, prompt: str = SUMMARY_PROMPT,
                  system: str | None = None, *, fallback: PromptModel | None = None,
                  timeout: float | None = None, structured: bool = False,
                  summary_cap: int | None = None, target: int | None = None,

@@ -29,7 +29,7 @@ from kit.memory.base import BudgetedMemory
 from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.prompts import (CARELESS_PROMPT, SUMMARY_PROMPT, SUMMARY_TITLE,
                                 build_summary_prompt)
-from kit.tokens import Measure, approx_tokens, measured
+from kit.tokens import Measure, cl100k_tokens, measured
 from kit.validation import check_int
 
 __all__ = ["SummaryMemory", "split_for_compaction", "compact", "checked_summary",
@@ -102,7 +102,7 @@ class SummaryMemory(BudgetedMemory):
     name = "summary memory"
 
     def __init__(self, summariser: Callable[[str], object], budget: int = 3000,
-                 keep_recent: int = 6, measure: Measure = approx_tokens,
+                 keep_recent: int = 6, measure: Measure = cl100k_tokens,
                  prompt: str = SUMMARY_PROMPT, system: str | None = None, **options) -> None:
         if options:
             known = set(options) <= set(PRODUCTION_OPTIONS)

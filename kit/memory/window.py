@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from kit.memory.base import BudgetedMemory, Memory
 from kit.messages import Message
-from kit.tokens import Measure, approx_tokens
+from kit.tokens import Measure, cl100k_tokens
 from kit.validation import check_int
 
 __all__ = ["SlidingWindow", "TokenWindow", "fit_budget", "orphan_reply"]
@@ -71,7 +71,7 @@ class SlidingWindow(Memory):
 
     name = "sliding window"
 
-    def __init__(self, max_messages: int = 6, measure: Measure = approx_tokens,
+    def __init__(self, max_messages: int = 6, measure: Measure = cl100k_tokens,
                  system: str | None = None) -> None:
         self.max_messages = check_int("max_messages", max_messages, 1)
         super().__init__(measure, system)
@@ -88,7 +88,7 @@ class SlidingWindow(Memory):
 class TokenWindow(BudgetedMemory):
     """The newest messages that fit ``budget`` (in the measure's unit), plus the system prompt.
 
-    ``TokenWindow(budget, measure=approx_tokens, system=None)``. The system prompt
+    ``TokenWindow(budget, measure=cl100k_tokens, system=None)``. The system prompt
     counts against the budget; bad budgets and oversized messages raise as described
     in :class:`~kit.memory.base.BudgetedMemory`.
     """
