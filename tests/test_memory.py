@@ -398,7 +398,7 @@ def test_every_memory_counts_cl100k_tokens_by_default():
     from kit.memory import (FullHistory, RecallMemory, RobustSummaryMemory, SlidingWindow,
                             SummaryMemory, TokenWindow)
     from kit.tokens import approx_tokens, cl100k_tokens, count_tokens
-    text = "Refunds for cash-on-delivery orders take 7 working days."
+    text = "I am allergic to peanuts; order 88412 ships to Pune."
     assert count_tokens(text) != approx_tokens(text)             # the two measures differ here
     memories = [FullHistory(), SlidingWindow(4), TokenWindow(100), RecallMemory(200),
                 SummaryMemory(lambda prompt: "s", 100), RobustSummaryMemory(lambda prompt: "s", 100)]
