@@ -28,7 +28,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
-import sys
 import textwrap
 import time
 from collections.abc import Callable
@@ -107,15 +106,9 @@ class Report:
         return "\n".join(lines)
 
 
-def _modules() -> None:
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-
-
 def drills() -> list[Drill]:
-    """Every drill, in notebook order."""
-    _modules()
-    found = [getattr(sys.modules[f"{__name__}.{info.name}"], "DRILL", None)
+    """Every drill (the ``DRILL`` of each module of this package), in notebook order."""
+    found = [getattr(importlib.import_module(f"{__name__}.{info.name}"), "DRILL", None)
              for info in pkgutil.iter_modules(__path__)]
     return sorted((d for d in found if isinstance(d, Drill)), key=lambda d: d.notebook)
 
