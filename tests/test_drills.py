@@ -42,7 +42,7 @@ def test_the_rubric_is_scored_in_category_order_and_is_deterministic(fake):
     assert text == run("double", lambda x: 2 * x if x else 1).text()
     lines = text.splitlines()
     assert lines[0] == "Drill double: Double a number (5 min)"
-    assert lines[1].split() == ["correctness", "PASS", "1", "cases"]
+    assert lines[1].split() == ["correctness", "PASS", "1", "case"]
     assert lines[2].split()[:3] == ["edge", "cases", "FAIL"] and "double(0) should be 0" in lines[2]
     assert "score: 1/2" in lines and "  [ ] say why 0 is an edge case" in lines
 
@@ -117,3 +117,7 @@ def test_start_copies_the_starter_and_the_check_reports_the_time(tmp_path):
     checked = cli(drill.name, str(target))
     assert checked.returncode == 1                       # the starter fails its drill
     assert "score: 0/" in checked.stdout and "time taken: " in checked.stdout
+
+
+def test_a_report_shows_briefly(fake):
+    assert repr(run("double", lambda x: 2 * x)) == "Report(double: 2/2)"

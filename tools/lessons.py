@@ -111,7 +111,7 @@ def drill_starter(nb: nbformat.NotebookNode, name: str) -> str:
     header = (f'"""Starter for the drill {drill}: write your answer, then check it with\n\n'
               f"    python -m kit drill {drill} <this file>\n\n"
               f'The spec, hints and follow-ups are in the notebook {name}."""\n')
-    return header + "\n\n\n".join([""] + cells) + "\n"
+    return header + "\n" + "\n\n\n".join(cells) + "\n"
 
 
 def read(path: Path) -> nbformat.NotebookNode:

@@ -35,6 +35,13 @@ session's memory holds. The cases: the lesson's "and for COD?" trace, a rewrite 
 raises, a junk and an empty rewrite, failing answer calls, refusals, two sessions,
 two chunks cited at once, ``top_k=1``, then 12 random conversations (seed 7). Each
 failure names the case and the turn. Deterministic, offline, well under a second.
+
+The cases come in four parts, one per rubric category of the drill ``chatbot-turn``
+(:mod:`kit.drills.chatbot_turn`), each a public function returning the turns it passed:
+:func:`check_chatbot_turn_correctness`, :func:`check_chatbot_turn_failure_safety`,
+:func:`check_chatbot_turn_edge_cases` and :func:`check_chatbot_turn_complexity` (the
+random conversations, their model calls counted turn by turn); :func:`check_chatbot_turn`
+runs them in that order.
 """
 from __future__ import annotations
 
@@ -54,7 +61,9 @@ from kit.rag.guardrail import REFUSAL
 from kit.rag.retrieval import KeywordRetriever
 from kit.rag.rewrite import REWRITE_SYSTEM
 
-__all__ = ["check_chatbot_turn", "FIELDS"]
+__all__ = ["check_chatbot_turn", "check_chatbot_turn_correctness",
+           "check_chatbot_turn_failure_safety", "check_chatbot_turn_edge_cases",
+           "check_chatbot_turn_complexity", "FIELDS"]
 
 FIELDS = ("answer", "query", "chunk_ids", "cited_ids")
 PREPAID, COD = COD_QUESTIONS
@@ -75,6 +84,7 @@ class _Case:
     why: str
     fail_on: frozenset[int] = frozenset()
     top_k: int = 5
+    part: str = "correctness"       # the rubric part that runs it (see check_chatbot_turn)
 
 
 _CASES = [
@@ -84,25 +94,26 @@ _CASES = [
     _Case("a rewrite call that raises", (("s1", PREPAID), ("s1", LONG_COD)),
           (COD_REPLIES[0], STORE_CREDIT),
           "turn 2's rewrite call times out: a failed helper call must not fail the turn, "
-          "the raw question goes to retrieval", frozenset({2})),
+          "the raw question goes to retrieval", frozenset({2}), part="failure safety"),
     _Case("a junk rewrite", (("s1", PREPAID), ("s1", LONG_COD)),
           (COD_REPLIES[0], "Sure, I can help with that!", STORE_CREDIT),
           "the rewrite reply is chatter, which clean_query rejects: the raw question goes "
-          "to retrieval"),
+          "to retrieval", part="edge cases"),
     _Case("an empty rewrite", (("s1", PREPAID), ("s1", LONG_COD)),
           (COD_REPLIES[0], "", STORE_CREDIT),
           "the rewrite reply is empty, which clean_query rejects: the raw question goes "
-          "to retrieval"),
+          "to retrieval", part="edge cases"),
     _Case("failing answer calls", (("s1", PREPAID), ("s1", PREPAID), ("s1", COD), ("s1", COD)),
           (COD_REPLIES[0], COD_REPLIES[1], COD_REPLIES[1], STORE_CREDIT),
           "model calls 1 (turn 1's answer) and 4 (turn 3's answer) time out: the "
           "TimeoutError propagates, memory stays as it was, and the retry works as if "
-          "the failure never happened", frozenset({1, 4})),
+          "the failure never happened", frozenset({1, 4}), part="failure safety"),
     _Case("refusals", (("s1", PREPAID), ("s1", COD), ("s1", "and for prepaid?")),
           ("Prepaid refunds take 5 working days.", "cash-on-delivery refund",
            "They are paid as store credit [2].", "prepaid refund", "Five working days [1][2]."),
           "the guardrail refuses a draft with no citation, one citing [2] when 1 chunk was "
-          "shown, and one mixing a valid [1] with that [2]; memory saves the refusal"),
+          "shown, and one mixing a valid [1] with that [2]; memory saves the refusal",
+          part="edge cases"),
     _Case("two sessions", (("s1", PREPAID), ("s2", COD), ("s1", COD)), COD_REPLIES,
           "each session has its own memory: s2's first turn has no history (no rewrite, "
           "nothing retrieved for 'and for COD?'), while s1's follow-up is rewritten"),
@@ -304,6 +315,38 @@ def _fail(label: str, should: str, got: str, why: str, hint: str) -> None:
     raise CheckFailed(f"{label} should {should}, got {got}. Why: {why}. Hint: {hint}.")
 
 
+def _count(turn: _Turn, system: str) -> int:
+    return sum(call[0] == system for call in turn.calls)
+
+
+def _calls(turn: _Turn) -> str:
+    """``"1 rewrite + 1 answer call"``: the model calls of a turn, counted by kind."""
+    return f"{_count(turn, REWRITE_SYSTEM)} rewrite + {_count(turn, SYSTEM_PROMPT)} answer call"
+
+
+def _prefix(got: _Turn, want: _Turn) -> bool:
+    """True if the kinds of the learner's calls begin the kit's (it stopped at an error)."""
+    kinds = [call[0] for call in got.calls]
+    return kinds == [call[0] for call in want.calls][:len(kinds)]
+
+
+def _call_advice(want: _Turn, got: _Turn) -> str:
+    """What the learner's model calls of a turn got wrong, as advice."""
+    rewrites, answers = (_count(got, s) - _count(want, s) for s in (REWRITE_SYSTEM, SYSTEM_PROMPT))
+    if rewrites > 0:
+        return ("make no rewrite call on a session's first turn (a blank history has nothing "
+                "to resolve), and at most one per turn")
+    if rewrites < 0:
+        return ("this session has history, so rewrite the follow-up into a standalone query "
+                "first, rewrite_query(llm, memory.context(), question); keep one memory per "
+                "session across its asks, or the history is lost")
+    if answers > 0:
+        return ("when search returns no chunks, refuse(NOTHING_RETRIEVED) without calling the "
+                "model; otherwise one answer call per turn")
+    return ("one rewrite call only when there is history, one answer call only when "
+            "something was retrieved")
+
+
 def _compare_error(label: str, want: _Turn, got: _Turn, why: str) -> None:
     if want.error is not None and got.error is None:
         _fail(label, f"raise {type(want.error).__name__} ({want.error})",
@@ -321,16 +364,16 @@ def _compare_error(label: str, want: _Turn, got: _Turn, why: str) -> None:
                 f"{raised}. Why: {why}. Hint: let the model's exception propagate "
                 f"unchanged, do not wrap it.") from err
         return
-    if isinstance(err, TimeoutError) and any(c[0] == REWRITE_SYSTEM for c in got.calls):
+    if isinstance(err, ScriptExhaustedError) or not _prefix(got, want):
+        hint = (f"ask made other model calls than the kit's run ({_calls(got)}, expected "
+                f"{_calls(want)}), so it met a reply or a timeout meant for another call: "
+                f"{_call_advice(want, got)}")
+    elif isinstance(err, TimeoutError) and any(c[0] == REWRITE_SYSTEM for c in got.calls):
         hint = ("a failed rewrite must not fail the turn: fall back to the raw question when "
                 "the rewrite call raises (rewrite_query does)")
     elif any(not isinstance(q, str) for q, _ in got.searches):
         hint = ("search with a str query: clean_query returns (None, reason) for a rejected "
                 "reply, and then the raw question is the query")
-    elif isinstance(err, ScriptExhaustedError):
-        hint = (f"ask made more model calls than the kit's run ({len(got.calls)}, expected "
-                f"{len(want.calls)}): one rewrite call only when there is history, one "
-                f"answer call only when something was retrieved")
     else:
         hint = "run that ask yourself to see the whole traceback"
     raise CheckFailed(f"{label} raised {raised}. Why: {why}. Hint: {hint}.") from err
@@ -582,7 +625,7 @@ def _random_case(rng: random.Random, number: int) -> _Case:
             pass
     return _Case(f"random conversation {number} (seed {_SEED})", turns, tuple(replies),
                  "the same as kit.rag.Chatbot on a random conversation", frozenset(fail_on),
-                 top_k)
+                 top_k, "complexity")
 
 
 def _script_reply(case: _Case, call: int) -> object:
@@ -622,8 +665,49 @@ def _replay(cls: object, case: _Case) -> int:
     return len(case.turns)
 
 
+def _check_part(cls: object, part: str) -> int:
+    """Replay the cases of rubric part ``part`` (the random conversations are the
+    complexity part); return the turns that passed (all, or CheckFailed at the first
+    that fails)."""
+    if part == "complexity":
+        rng = random.Random(_SEED)
+        cases = [_random_case(rng, n) for n in range(1, _RANDOM_CONVERSATIONS + 1)]
+    else:
+        cases = [case for case in _CASES if case.part == part]
+    return sum(_replay(cls, case) for case in cases)
+
+
+def check_chatbot_turn_correctness(cls: object) -> int:
+    """The lesson's "and for COD?" trace, two sessions, two chunks cited at once and
+    ``top_k=1``, compared turn by turn with the kit's Chatbot. Returns the turns (7)."""
+    return _check_part(cls, "correctness")
+
+
+def check_chatbot_turn_failure_safety(cls: object) -> int:
+    """A rewrite call that raises (the raw question is the fallback) and answer calls that
+    raise (the TimeoutError propagates, every memory as it was, memory written only
+    after the turn's calls returned; the retry works). Returns the turns (6)."""
+    return _check_part(cls, "failure safety")
+
+
+def check_chatbot_turn_edge_cases(cls: object) -> int:
+    """A junk and an empty rewrite (rejected: the raw question goes to retrieval) and the
+    guardrail's refusals (no citation, a marker past the chunks shown, a valid marker
+    mixed with one): the user and memory get the refusal. Returns the turns (7)."""
+    return _check_part(cls, "edge cases")
+
+
+def check_chatbot_turn_complexity(cls: object) -> int:
+    """The model calls of each turn counted against the kit's Chatbot on 12 seeded random
+    conversations (timeouts and refusals included): one rewrite call only when the
+    session has history, one answer call only when something was retrieved, none
+    otherwise; then the rest of the turn as in the other parts. Returns the turns (60)."""
+    return _check_part(cls, "complexity")
+
+
 def check_chatbot_turn(cls: object) -> None:
-    """Check the learner's chatbot class (see the module docstring); print one pass line
+    """Check the learner's chatbot class (see the module docstring): the four parts above,
+    in order (correctness, failure safety, edge cases, complexity); print one pass line
     or raise CheckFailed naming the case and the turn.
 
     Rejects: memory written before the model call returned, or a draft saved before the
@@ -633,7 +717,7 @@ def check_chatbot_turn(cls: object) -> None:
     chunks numbered from [0] (off by one); markers saved instead of chunk ids; a model
     error swallowed instead of propagated; a model call when nothing was retrieved.
     """
-    cases = sum(_replay(cls, case) for case in _CASES)
-    rng = random.Random(_SEED)
-    cases += sum(_replay(cls, _random_case(rng, n)) for n in range(1, _RANDOM_CONVERSATIONS + 1))
+    cases = sum(part(cls) for part in (
+        check_chatbot_turn_correctness, check_chatbot_turn_failure_safety,
+        check_chatbot_turn_edge_cases, check_chatbot_turn_complexity))
     passed("chatbot turn", cases)

@@ -34,6 +34,12 @@ ends after :data:`CALL_LIMIT` calls, and its measure after :data:`MEASURE_LIMIT`
 so the check fails instead of hanging. It prints one pass line
 (:func:`kit.checks.passed`) or raises :class:`kit.checks.CheckFailed` naming the case.
 
+The cases come in four parts, one per rubric category of the drill ``map-reduce``
+(:mod:`kit.drills.map_reduce`), each a public function returning the cases it passed:
+:func:`check_map_reduce_correctness`, :func:`check_map_reduce_failure_safety` (termination),
+:func:`check_map_reduce_edge_cases` and :func:`check_map_reduce_complexity`;
+:func:`check_map_reduce` runs them in that order.
+
 Decision: the cases avoid prompts of exactly ``window`` tokens at the point where a batch
 closes, so any greedy rule that measures the prompt (or estimates each line once, as the
 kit does) gives the kit's batches; ``tests/test_checks_map_reduce.py`` pins this with an
@@ -49,7 +55,9 @@ from kit.hierarchical import (ITEMS_HEADER, SUMMARIES_HEADER, ShrinkingStub,
                               first_sentence_summariser, hierarchical_summary,
                               parse_batch_prompt, sample_items)
 
-__all__ = ["check_map_reduce", "words_and_breaks", "CALL_LIMIT", "MEASURE_LIMIT"]
+__all__ = ["check_map_reduce", "check_map_reduce_correctness", "check_map_reduce_failure_safety",
+           "check_map_reduce_edge_cases", "check_map_reduce_complexity", "words_and_breaks",
+           "CALL_LIMIT", "MEASURE_LIMIT"]
 
 CALL_LIMIT = 500          # calls of summarise before a run counts as a loop that never ends
 MEASURE_LIMIT = 20_000    # calls of measure before the same
@@ -93,6 +101,7 @@ class _Case:
     batch_size: int
     max_rounds: int
     why: str
+    part: str = "correctness"       # the rubric part that runs it (see check_map_reduce)
 
     @property
     def label(self) -> str:
@@ -108,33 +117,39 @@ _CASES = [
           "reduce call: 4 calls, 2 rounds"),
     _Case(MEMORY[:5], "first sentence", 1000, 2, 10,
           "pairs: 3 level-1 summaries, then L1.1 + L1.2 merge and L1.3, alone in its batch, "
-          "is carried up without a call; round 3 merges the two: 5 calls"),
+          "is carried up without a call; round 3 merges the two: 5 calls", "edge cases"),
     _Case(MEMORY, "first sentence", 1000, 50, 10,
           "everything fits one prompt: one call, one round"),
     _Case(MEMORY[:1], "halving", 1000, 3, 10,
-          "one item: it is raw text, so it is summarised (one call)"),
+          "one item: it is raw text, so it is summarised (one call)", "edge cases"),
     _Case(_sample(12, 3), "halving", 88, 50, 10,
           "batch_size never binds: every batch closes on the window (12 items -> 4 -> 2 -> "
-          "1, 7 calls)"),
+          "1, 7 calls)", "complexity"),
     _Case(_sample(12, 3), "halving", 99, 50, 10,
-          "batches close on the window: 12 items -> 3 -> 2 (one carried up) -> 1, 5 calls"),
+          "batches close on the window: 12 items -> 3 -> 2 (one carried up) -> 1, 5 calls",
+          "complexity"),
     _Case(_sample(40, 2), "a third", 105, 5, 10,
           "40 items -> 10 -> 3 -> 1: 14 calls in 3 rounds"),
     _Case(_sample(20, 1), "does not shrink", 104, 10, 10,
           "the summariser keeps every word: after the map, no two summaries fit one "
-          "prompt, so a reduce round would change nothing: stop with the 5 level-1 summaries"),
+          "prompt, so a reduce round would change nothing: stop with the 5 level-1 summaries",
+          "failure safety"),
     _Case(_sample(30, 4), "does not shrink", 180, 10, 100_000,
           "the summariser keeps every word: one reduce round still merges some summaries "
-          "(4 -> 3), the next would change nothing: stop there, long before max_rounds"),
+          "(4 -> 3), the next would change nothing: stop there, long before max_rounds",
+          "failure safety"),
     _Case(MEMORY, "halving", 1000, 2, 2,
           "max_rounds=2 is the map and one reduce round: 7 items -> 4 -> 2, then stop with "
-          "2 summaries"),
-    _Case(MEMORY, "halving", 1000, 3, 1, "max_rounds=1 is the map alone: 3 summaries left"),
+          "2 summaries", "failure safety"),
+    _Case(MEMORY, "halving", 1000, 3, 1, "max_rounds=1 is the map alone: 3 summaries left",
+          "failure safety"),
     _Case(_sample(40, 2), "halving", 106, 3, 3,
-          "max_rounds=3 stops the run with 3 summaries left (40 items -> 14 -> 5 -> 3)"),
+          "max_rounds=3 stops the run with 3 summaries left (40 items -> 14 -> 5 -> 3)",
+          "failure safety"),
 ]
 _OVERSIZE = _Case([*MEMORY[:3], _LONG, *MEMORY[3:]], "halving", 80, 3, 10,
-                  "item m8 alone needs a prompt over the window: no batch can hold it")
+                  "item m8 alone needs a prompt over the window: no batch can hold it",
+                  "edge cases")
 
 
 @dataclass(frozen=True)
@@ -422,8 +437,48 @@ def _check_oversize(map_reduce: Callable, case: _Case) -> None:
                       f"never drop it silently.")
 
 
+def _check_part(map_reduce: Callable, part: str) -> int:
+    """Run the cases of rubric part ``part`` (the oversize item with the edge cases);
+    return how many passed (all, or CheckFailed at the first that fails)."""
+    cases = [case for case in _CASES if case.part == part]
+    for case in cases:
+        _check_case(map_reduce, case)
+    if _OVERSIZE.part == part:
+        _check_oversize(map_reduce, _OVERSIZE)
+        return len(cases) + 1
+    return len(cases)
+
+
+def check_map_reduce_correctness(map_reduce: Callable) -> int:
+    """The worked example, everything in one prompt, and 40 items over three rounds: the
+    top summaries, the calls and the rounds of the kit's run, every item id at the top.
+    Returns the cases passed (3) or raises CheckFailed."""
+    return _check_part(map_reduce, "correctness")
+
+
+def check_map_reduce_failure_safety(map_reduce: Callable) -> int:
+    """Termination: a summariser that does not shrink stops as soon as a round would merge
+    nothing (never loops, even with ``max_rounds=100_000``), and ``max_rounds`` of 1, 2
+    and 3 stop the run with every summary left returned, none dropped. Returns 5."""
+    return _check_part(map_reduce, "failure safety")
+
+
+def check_map_reduce_edge_cases(map_reduce: Callable) -> int:
+    """A lone summary carried up without a call, the last partial batch, a lone item
+    summarised (it is raw text), and an item too large for any prompt refused with a
+    ValueError naming it. Returns 3."""
+    return _check_part(map_reduce, "edge cases")
+
+
+def check_map_reduce_complexity(map_reduce: Callable) -> int:
+    """Batches that close on the window, not on the count: every prompt within the
+    window and the model calls counted equal to the kit's. Returns 2."""
+    return _check_part(map_reduce, "complexity")
+
+
 def check_map_reduce(map_reduce: Callable) -> None:
-    """Check ``map_reduce(items, summarise, window, measure, batch_size, max_rounds)``.
+    """Check ``map_reduce(items, summarise, window, measure, batch_size, max_rounds)``:
+    the four parts above, in order (correctness, failure safety, edge cases, complexity).
 
     Prints one pass line or raises CheckFailed. Rejects: a prompt over the window (batches
     by count only) or over ``batch_size``, a run without a round limit (it goes on until
@@ -435,9 +490,7 @@ def check_map_reduce(map_reduce: Callable) -> None:
     too large for any prompt not refused with a ValueError naming it, and a changed
     ``items`` list. A failure the learner's code catches is still reported.
     """
-    cases = 0
-    for case in _CASES:
-        _check_case(map_reduce, case)
-        cases += 1
-    _check_oversize(map_reduce, _OVERSIZE)
-    passed("map_reduce", cases + 1)
+    cases = sum(part(map_reduce) for part in (
+        check_map_reduce_correctness, check_map_reduce_failure_safety,
+        check_map_reduce_edge_cases, check_map_reduce_complexity))
+    passed("map_reduce", cases)

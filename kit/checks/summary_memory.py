@@ -56,8 +56,15 @@ The check, in order (sizes in words, one case in characters):
     the system prompt counted), and after every successful add of (c) against
     measure(summary) + the verbatim texts.
 
+The summariser calls over the chat of (d) must also be as many as the kit's.
+
 Prints one pass line (:func:`kit.checks.passed`) or raises :class:`kit.checks.CheckFailed`
-naming the case, what was expected, what came back, why it matters and a hint.
+naming the case, what was expected, what came back, why it matters and a hint. The check
+is four parts, one per rubric category of the drill ``summary-memory`` (:data:`RUBRIC`;
+each returns the cases it passed): correctness ((a) on the laptop and shopping_chat(50),
+(b), (e)), edge cases ((a) on the other replays: a reply kept with its question,
+``keep_recent=0``, a system prompt in characters), failure safety ((c)) and complexity
+((d) and the summariser calls).
 """
 from __future__ import annotations
 
@@ -75,7 +82,9 @@ from kit.messages import span
 from kit.prompts import parse_summary_turns
 from kit.tokens import CallCounter, Measure, count_characters, count_words, unit_of
 
-__all__ = ["check_summary_memory"]
+__all__ = ["check_summary_memory", "check_summary_memory_correctness",
+           "check_summary_memory_failure_safety", "check_summary_memory_edge_cases",
+           "check_summary_memory_complexity", "PARTS", "RUBRIC"]
 
 _NAME = "memory"
 _FAIL_SEED = 3          # random.Random(3) picks the failing summariser calls of (c)
@@ -271,9 +280,11 @@ def _compare_calls(where: str, case: _Case, got: list[_Call], want: list[_Call],
         shown = _show(got_call.turns, transcript)
         expected = _show(want_call.turns, transcript)
         found = _numbers(got_call.turns, transcript) or []
+        why = case.why
         if got_call.turns == naive:
-            hint = ("the verbatim part would start with a reply whose question you folded: "
-                    "move the split back while turns[split] is a reply (split_for_compaction "
+            why = ("the verbatim part then starts with a reply whose question you folded, "
+                   "and a reply without its question confuses the model")
+            hint = ("move the split back while turns[split] is a reply (split_for_compaction "
                     "does)")
         elif found and found[0] < numbers[0]:
             hint = ("not incremental: your prompt re-sends turns that are already in the "
@@ -287,7 +298,7 @@ def _compare_calls(where: str, case: _Case, got: list[_Call], want: list[_Call],
             hint = "fold exactly the `old` part of split_for_compaction(turns, keep_recent)"
         raise CheckFailed(
             f"{where}: the prompt's new turns should be {expected}, got {shown}. Why: "
-            f"{case.why}. Hint: {hint}.")
+            f"{why}. Hint: {hint}.")
     if got_call.summary != want_call.summary:
         if not got_call.summary:
             raise CheckFailed(
@@ -608,7 +619,7 @@ def _check_failures(cls: object) -> int:
 
 def _check_measure_calls(cls: object) -> int:
     """(d): measure calls per add stay flat from 10 to 1,000 messages (see the module
-    docstring for what is counted)."""
+    docstring for what is counted), and the summariser calls are the kit's."""
     seen: list[tuple[int, str]] = []      # (add number, text) of every measure call
     adding = [0]
 
@@ -649,27 +660,80 @@ def _check_measure_calls(cls: object) -> int:
            f"every add, so each add gets slower as the chat grows. Hint: measure each "
            f"message once, when it is added, and keep running totals (add its size; subtract "
            f"the sizes of the turns you fold; keep the summary's size).")
+    kits = _Summariser(_short)
+    kit = SummaryMemory(kits, budget, keep, count_words)
+    for role, content in shopping_chat(1000, seed=4):
+        kit.add(role, content)
+    expect(len(summariser.calls) == len(kits.calls),
+           f"{name}: your memory called the summariser {len(summariser.calls)} times over "
+           f"1,000 messages, the kit's SummaryMemory {len(kits.calls)} times. Why: each call "
+           f"is a model call (time, money and a little detail lost), so the count is the "
+           f"cost of the memory. Hint: one compaction per add that leaves the context over "
+           f"the budget, folding everything older than keep_recent in that one call.")
     return 1
+
+
+# -- the parts: one per rubric category of the drill summary-memory -------------------
+def check_summary_memory_correctness(cls: object) -> int:
+    """(a), (b), (e): the laptop trace (and :func:`kit.conversations.laptop_memory`), then
+    ``shopping_chat(50)`` with ``keep_recent=4`` replayed against the kit's SummaryMemory
+    (the same summariser prompts at the same adds, the same turns, summary and size, the
+    summary counted) and its planted facts still in ``context()``. Returns the cases."""
+    cases = _check_laptop(cls)
+    for case in _CASES[1:]:
+        if case.extra.get("facts"):
+            sizes, (context, _, _) = _replay(cls, case)
+            _check_retention(case, context)
+            cases += len(sizes) + 1
+    return cases
+
+
+def check_summary_memory_failure_safety(cls: object) -> int:
+    """(c): seeded summariser failures: the error propagates (as it is or as the cause),
+    no turn is lost or doubled, and the next compaction folds at least the failed span
+    from the same summary. Returns the adds checked."""
+    return _check_failures(cls)
+
+
+def check_summary_memory_edge_cases(cls: object) -> int:
+    """(a), (e) on the boundaries: a reply never separated from its question (nothing
+    can be folded at message 3 of the laptop chat with budget 15), ``keep_recent=0``
+    (everything folds, the newest message too), and a system prompt with sizes in
+    characters. No compaction under the budget, or at it, in any of them. Returns the
+    adds compared."""
+    cases = 0
+    for case in _CASES[1:]:
+        if not case.extra.get("facts"):
+            cases += len(_replay(cls, case)[0])
+    return cases
+
+
+def check_summary_memory_complexity(cls: object) -> int:
+    """(d): counted measure calls stay flat per add over 1,000 turns, and the summariser
+    is called as often as the kit's. Returns 1."""
+    return _check_measure_calls(cls)
+
+
+#: The parts in the order :func:`check_summary_memory` runs them (the lesson's cases
+#: first, so a learner's first failure is the simplest case that shows it).
+PARTS = (check_summary_memory_correctness, check_summary_memory_edge_cases,
+         check_summary_memory_failure_safety, check_summary_memory_complexity)
+RUBRIC = {"correctness": check_summary_memory_correctness,
+          "failure safety": check_summary_memory_failure_safety,
+          "edge cases": check_summary_memory_edge_cases,
+          "complexity": check_summary_memory_complexity}
 
 
 def check_summary_memory(cls: Callable[..., object]) -> None:
     """Check the learner's summary memory class ``cls(summariser, budget, keep_recent,
     measure, system=None)``; print one pass line or raise CheckFailed.
 
-    Runs (a) to (e) of the module docstring. Rejects, among others: turns removed before
+    Runs (a) to (e) of the module docstring, as the four parts of :data:`PARTS` (the
+    rubric of the drill ``summary-memory``). Rejects, among others: turns removed before
     the summariser call, the summary (or the system prompt) not counted in size,
     ``turns[-0:]`` with ``keep_recent=0``, re-measuring every message on every add, a
     reply orphaned from its question, re-summarising the whole transcript, overwriting
     the summary instead of updating it, compacting within the budget (or at it), a
     swallowed or unchained summariser error, and a memory that ignores the measure.
     """
-    cases = _check_laptop(cls)
-    for case in _CASES[1:]:
-        sizes, (context, _, _) = _replay(cls, case)
-        if case.extra.get("facts"):
-            _check_retention(case, context)
-            cases += 1
-        cases += len(sizes)
-    cases += _check_failures(cls)
-    cases += _check_measure_calls(cls)
-    passed("summary memory", cases)
+    passed("summary memory", sum(part(cls) for part in PARTS))

@@ -40,6 +40,11 @@ same input as the reference (its ``messages()`` and ``size``):
 :func:`check_token_window` prints one pass line or raises
 :class:`~kit.checks.CheckFailed` naming the case, what was expected, what came back,
 why it matters and a hint. Deterministic (a seeded conversation), offline, < 1 s.
+
+It runs four parts, one per rubric category of the drill ``token-window``
+(:data:`RUBRIC`; each returns the cases it passed): correctness (the spec's cases),
+edge cases (system prompt, orphans, greeting, exact fits), failure safety (refusals,
+``messages()`` not aliased, the long seeded chat) and complexity (rule 5).
 """
 from __future__ import annotations
 
@@ -54,7 +59,9 @@ from kit.memory.window import orphan_reply
 from kit.messages import Message, span
 from kit.tokens import CallCounter, count_words
 
-__all__ = ["check_token_window", "CASES", "Case"]
+__all__ = ["check_token_window", "check_token_window_correctness",
+           "check_token_window_failure_safety", "check_token_window_edge_cases",
+           "check_token_window_complexity", "PARTS", "RUBRIC", "CASES", "Case"]
 
 _FILLER = ("tea", "cake", "jam", "bread", "rice", "fig", "plum", "oat", "nut", "bun")
 _SYSTEM_WORDS = "Be brief and kind to every customer of the snack shop".split()
@@ -441,13 +448,81 @@ def _check_counting(cls: object, name: str) -> None:
            f"keep the same rules on every add: evict while over budget, then orphans.")
 
 
+# -- the parts: one per rubric category of the drill token-window --------------------
+CORRECTNESS = ("nothing to evict", "the window slides")
+EDGE_CASES = ("the system prompt counts", "two orphaned replies", "an opening greeting",
+              "replies no user message follows")
+FAILURE_SAFETY = ("a message bigger than the budget leaves", "a long conversation")
+
+
+def _cases(names: tuple[str, ...]) -> list[Case]:
+    return [case for case in CASES if case.name in names]
+
+
+def _replay(cls: object, names: tuple[str, ...], aliasing: bool = False) -> int:
+    """Replay the cases called ``names`` (and check after the first one that
+    ``messages()`` returns a new list); the number of cases passed."""
+    name = getattr(cls, "__name__", "your class")
+    cases = 0
+    for case in _cases(names):
+        memory, compared = _run_case(cls, case, name)
+        cases += compared
+        if aliasing and case.name == names[0]:
+            _check_aliasing(memory, name, _label(case, name))
+            cases += 1
+    return cases
+
+
+def check_token_window_correctness(cls: object) -> int:
+    """The spec's cases, add by add against :class:`kit.memory.TokenWindow`
+    (``messages()``, ``size`` and ``context()`` after every add): "nothing to evict" and
+    "the window slides" (the oldest question and its reply leave together). Returns the
+    states compared; raises CheckFailed at the first difference."""
+    return _replay(cls, CORRECTNESS)
+
+
+def check_token_window_failure_safety(cls: object) -> int:
+    """Refusals: a message bigger than what the system prompt leaves raises ValueError and
+    changes nothing (one of exactly that size is then accepted); ``messages()`` returns a
+    new list, so a caller editing it cannot change the memory; the seeded 60-message "a
+    long conversation" (three refusals, orphans, double turns) stays the kit's window."""
+    return _replay(cls, FAILURE_SAFETY, aliasing=True)
+
+
+def check_token_window_edge_cases(cls: object) -> int:
+    """The boundaries, against the kit: the system prompt counted against the budget (and
+    a total equal to the budget kept), two orphaned replies in a row, an opening greeting
+    kept until the window first slides, replies that no user message follows (kept, at an
+    exact fit). Returns the states compared."""
+    return _replay(cls, EDGE_CASES)
+
+
+def check_token_window_complexity(cls: object) -> int:
+    """Counted measure calls over 1,000 adds: once per message and once for the system
+    prompt, flat per add, none when reading ``size``, ``context()`` or ``messages()``;
+    and the same final window as the kit. Returns 4 (the rules checked)."""
+    _check_counting(cls, getattr(cls, "__name__", "your class"))
+    return 4
+
+
+#: The parts in the order :func:`check_token_window` runs them (the order of
+#: :data:`CASES`, so the lesson's first failure stays the simplest case that shows it).
+PARTS = (check_token_window_correctness, check_token_window_edge_cases,
+         check_token_window_failure_safety, check_token_window_complexity)
+RUBRIC = {"correctness": check_token_window_correctness,
+          "failure safety": check_token_window_failure_safety,
+          "edge cases": check_token_window_edge_cases,
+          "complexity": check_token_window_complexity}
+
+
 def check_token_window(cls: object) -> None:
     """Check a learner's token window class ``cls(budget, measure, system=None)``; print
     one pass line or raise CheckFailed.
 
-    Runs each case of :data:`CASES` into ``cls`` and into :class:`kit.memory.TokenWindow`
-    and compares ``messages()``, ``size`` and ``context()`` after every add; checks that
-    ``messages()`` returns a new list; then counts the measure's calls over 1,000 adds.
+    Runs the four parts of :data:`PARTS` (the rubric of the drill ``token-window``): each
+    case of :data:`CASES` is replayed into ``cls`` and into :class:`kit.memory.TokenWindow`,
+    comparing ``messages()``, ``size`` and ``context()`` after every add; ``messages()``
+    must return a new list; then the measure's calls are counted over 1,000 adds.
     Rejects, among others: measuring every message again on each add, a size that
     recounts, the system prompt not counted, keeping one message too many or evicting
     at a total equal to the budget, keeping an orphaned reply (or dropping only one),
@@ -455,13 +530,4 @@ def check_token_window(cls: object) -> None:
     before refusing it, the ``turns[-0:]`` slice, returning the internal list, and
     counting role labels in ``size``.
     """
-    name = getattr(cls, "__name__", "your class")
-    cases = 0
-    for case in CASES:
-        memory, compared = _run_case(cls, case, name)
-        cases += compared
-        if case is CASES[0]:
-            _check_aliasing(memory, name, _label(case, name))
-            cases += 1
-    _check_counting(cls, name)
-    passed("token window", cases + 4)
+    passed("token window", sum(part(cls) for part in PARTS))

@@ -91,6 +91,10 @@ class Report:
         got, out_of = self.score
         return got == out_of
 
+    def __repr__(self) -> str:
+        got, out_of = self.score
+        return f"Report({self.drill.name}: {got}/{out_of})"
+
     def text(self) -> str:
         """The rubric as plain text (deterministic: no time in it)."""
         lines = [f"Drill {self.drill.name}: {self.drill.title} ({self.drill.minutes} min)"]
@@ -142,7 +146,8 @@ def run(name: str, answer: object) -> Report:
             rows.append((category, False, f"{drill.symbol} raised "
                                           f"{type(error).__name__}: {safe_text(error, 300)}"))
         else:
-            rows.append((category, True, f"{cases} cases" if isinstance(cases, int) else ""))
+            rows.append((category, True, f"{cases} case{'s' * (cases != 1)}"
+                                         if isinstance(cases, int) else ""))
     return Report(drill, tuple(rows))
 
 

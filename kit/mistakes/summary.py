@@ -17,7 +17,7 @@ from kit.mistakes import mistake
 __all__ = ["RemovesBeforeSummarising", "SummaryNotCounted", "SlicesKeepRecent",
            "RecountsEveryAdd", "OrphansReply", "ResummarisesTranscript", "OverwritesSummary",
            "CompactsUnderBudget", "CompactsAtBudget", "SwallowsSummariserError",
-           "HidesSummariserError", "IgnoresMeasure"]
+           "HidesSummariserError", "IgnoresMeasure", "SummaryOnlyInContext"]
 
 MECHANISM = "summary memory"
 
@@ -222,3 +222,20 @@ class IgnoresMeasure(_Sound):
     def __init__(self, summariser, budget, keep_recent, measure, system=None):
         super().__init__(summariser, budget, keep_recent, lambda text: len(text.split()),
                          system)
+
+
+@mistake(MECHANISM, "summary-only-in-context",
+         what="puts the summary in context() but sends only the system prompt and the "
+              "verbatim turns in messages()",
+         why="a chat API gets messages(), so the model never sees what was folded: the "
+             "memory forgets everything older than keep_recent",
+         hint="should hold the summary")
+class SummaryOnlyInContext(_Sound):
+    def messages(self):
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        return head + [{"role": m.role, "content": m.content} for m in self.turns]
+
+    def context(self):
+        parts = [self.system or "", self.summary and f"Summary: {self.summary}"]
+        return "\n".join([p for p in parts if p] +
+                         [f"{m.role}: {m.content}" for m in self.turns])

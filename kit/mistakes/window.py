@@ -14,7 +14,7 @@ from kit.mistakes import mistake
 __all__ = ["RecountsEveryAdd", "MeasuresTwice", "SizeRecounts", "SystemNotCounted",
            "EvictsAtBudget", "EvictsBeforeAppend", "KeepsOrphan", "DropsOneOrphan",
            "DropsGreeting", "AcceptsOversized", "RaisesAfterEvicting", "ZeroSlice",
-           "MessagesAliased", "SizeCountsLabels"]
+           "MessagesAliased", "SizeCountsLabels", "ContextWithoutSystem"]
 
 MECHANISM = "token window"
 
@@ -288,3 +288,14 @@ class SizeCountsLabels(_Window):
         self.total += size
         self.evict()
         self.drop_orphans()
+
+
+@mistake(MECHANISM, "context-without-system",
+         what="Builds context() from the kept messages only; the system prompt is in "
+              "messages() but not in the text.",
+         why="A caller that sends context() as the prompt loses the standing instructions "
+             "on every call, while size still counts them.",
+         hint="context() should hold the system prompt")
+class ContextWithoutSystem(_Window):
+    def context(self):
+        return "\n".join(f"{role}: {content}" for role, content, _ in self.turns)

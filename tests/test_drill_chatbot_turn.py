@@ -1,0 +1,124 @@
+"""Drill 04, chatbot turn (kit.drills.chatbot_turn): listed, fails on its starter, passes
+on its model solution, rejects the registered wrong answers of "chatbot turn" with their
+hints (each in the category it belongs to), gives a deterministic rubric, and runs from the
+command line on a .py file."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.drills import CATEGORIES, check_drill, drills, load_answer, run
+from kit.drills.chatbot_turn import DRILL
+from kit.mistakes import mistakes
+from kit.rag import Chatbot
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
+sys.path.insert(0, str(ROOT / "tools"))
+import lessons  # noqa: E402
+
+
+def exercise_source(learner: bool = False) -> str:
+    nb = lessons.read(NOTEBOOK)
+    if learner:
+        nb = lessons.learner_version(nb)
+    return "\n\n".join(cell.source for cell in nb.cells
+                       if "exercise" in cell.metadata.get("tags", []))
+
+
+def answer(learner: bool = False):
+    namespace: dict = {}
+    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
+    return namespace[DRILL.symbol]
+
+
+def test_the_drill_is_listed():
+    assert DRILL in drills()
+    assert (DRILL.name, DRILL.minutes, DRILL.symbol, DRILL.mechanism) == (
+        "chatbot-turn", 45, "RagChatbot", "chatbot turn")
+    assert tuple(DRILL.rubric) == CATEGORIES
+    assert any("recall@k" in point and "groundedness" in point
+               for point in DRILL.talking_points)
+
+
+def test_the_starter_fails_every_category():
+    report = run(DRILL.name, answer(learner=True))
+    assert not report.passed and report.score == (0, 4)
+    assert all("not written yet" in detail for _, ok, detail in report.rows)
+
+
+@pytest.mark.parametrize("right", ["model solution", "kit Chatbot"])
+def test_right_answers_pass_every_category(right):
+    report = run(DRILL.name, answer() if right == "model solution" else Chatbot)
+    assert report.passed, report.text()
+    assert [(c, ok, d) for c, ok, d in report.rows] == [
+        ("correctness", True, "7 cases"), ("failure safety", True, "6 cases"),
+        ("edge cases", True, "7 cases"), ("complexity", True, "60 cases")]
+
+
+WRONG = mistakes(DRILL.mechanism)
+
+
+def test_at_least_five_mistakes():
+    assert len(WRONG) >= 5
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=[m.name for m in WRONG])
+def test_each_registered_mistake_is_rejected_with_its_hint(wrong):
+    report = run(DRILL.name, wrong.answer)
+    failing = [detail for _, ok, detail in report.rows if not ok]
+    assert failing and not report.passed
+    assert any(wrong.hint in detail for detail in failing), (wrong.hint, failing)
+
+
+@pytest.mark.parametrize("name, category", [
+    ("rewrite-without-fallback", "failure safety"), ("memory-before-model-call", "failure safety"),
+    ("model-error-swallowed", "failure safety"), ("junk-rewrite-used", "edge cases"),
+    ("any-marker-passes", "edge cases"), ("draft-saved-before-guardrail", "edge cases"),
+    ("rewrite-on-first-turn", "complexity"), ("answer-call-with-no-chunks", "complexity"),
+    ("one-memory-for-all-sessions", "correctness"), ("marker-as-index", "correctness")])
+def test_mistakes_fail_the_category_they_belong_to(name, category):
+    wrong = next(m for m in WRONG if m.name == name)
+    rows = {c: (ok, detail) for c, ok, detail in run(DRILL.name, wrong.answer).rows}
+    assert not rows[category][0] and wrong.hint in rows[category][1], rows[category]
+
+
+def test_extra_calls_in_the_random_conversations_are_named_as_such():
+    wrong = next(m.answer for m in WRONG if m.name == "answer-call-with-no-chunks")
+    detail = dict((c, d) for c, _, d in run(DRILL.name, wrong).rows)["complexity"]
+    assert "ask made other model calls than the kit's run (0 rewrite + 1 answer call, " \
+           "expected 0 rewrite + 0 answer call)" in detail, detail
+
+
+def test_the_rubric_is_deterministic():
+    wrong = next(m.answer for m in WRONG if m.name == "memory-before-model-call")
+    assert run(DRILL.name, wrong).text() == run(DRILL.name, wrong).text()
+    assert run(DRILL.name, answer()).text() == run(DRILL.name, answer()).text()
+
+
+def test_check_drill_prints_the_rubric_then_raises(capsys):
+    wrong = next(m.answer for m in WRONG if m.name == "no-rewrite")
+    with pytest.raises(CheckFailed, match="rubric categories pass"):
+        check_drill(DRILL.name, wrong, started=None)
+    out = capsys.readouterr().out
+    assert out.startswith(f"Drill {DRILL.name}: ") and "FAIL" in out and "score: " in out
+    report = check_drill(DRILL.name, answer(), started=0.0)
+    assert report.passed and "time taken: " in capsys.readouterr().out
+
+
+def test_load_answer_and_the_command_line(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(exercise_source(), encoding="utf-8")
+    wrong = exercise_source().replace("if history.strip():", "if True:")     # rewrite always
+    assert wrong != exercise_source()
+    bad.write_text(wrong, encoding="utf-8")
+    assert load_answer(DRILL.name, good).__name__ == DRILL.symbol
+    for path, code in ((good, 0), (bad, 1)):
+        done = subprocess.run([sys.executable, "-m", "kit", "drill", DRILL.name, str(path)],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert done.returncode == code, done.stdout + done.stderr
+        assert f"Drill {DRILL.name}: " in done.stdout and "score: " in done.stdout

@@ -1,0 +1,138 @@
+"""Drill 05, citations-guardrail (kit.drills.citations_guardrail): listed, fails on its
+starter, passes on its model solution, rejects the registered wrong answers of "citations
+and guardrail" with their hints, counts steps (not time) for its complexity row, gives a
+deterministic rubric, and runs from the command line on a .py file."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.drills import CATEGORIES, check_drill, drills, load_answer, run
+from kit.drills.citations_guardrail import DRILL, count_steps, expected_answer
+from kit.mistakes import mistakes
+from kit.rag import REFUSAL, Chunk
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
+sys.path.insert(0, str(ROOT / "tools"))
+import lessons  # noqa: E402
+
+
+def exercise_source(learner: bool = False) -> str:
+    nb = lessons.read(NOTEBOOK)
+    if learner:
+        nb = lessons.learner_version(nb)
+    return "\n\n".join(cell.source for cell in nb.cells
+                       if "exercise" in cell.metadata.get("tags", []))
+
+
+def answer(learner: bool = False):
+    namespace: dict = {}
+    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
+    return namespace[DRILL.symbol]
+
+
+def test_the_drill_is_listed():
+    assert DRILL in drills()
+    assert (DRILL.name, DRILL.title, DRILL.minutes, DRILL.symbol, DRILL.notebook,
+            DRILL.mechanism) == ("citations-guardrail", "Citation parser and guardrail", 15,
+                                 "guarded_answer", "05_citations_guardrail",
+                                 "citations and guardrail")
+    assert tuple(DRILL.rubric) == CATEGORIES
+
+
+def test_the_notebook_has_the_drill_layout():
+    cells = lessons.read(NOTEBOOK).cells
+    kinds = [(c.cell_type, c.metadata.get("tags", [])) for c in cells]
+    assert kinds == [("markdown", []), ("code", []), ("markdown", []), ("code", ["exercise"]),
+                     ("code", ["check"]), ("markdown", [])]
+    assert cells[0].source.startswith("# Drill 05 · Citation parser and guardrail (15 min)")
+    assert 'start_drill("citations-guardrail")' in cells[1].source
+    assert all(f"Hint {n} · {step}" in cells[2].source
+               for n, step in ((1, "nudge"), (2, "approach"), (3, "pseudo-code")))
+    assert cells[4].source == 'check_drill("citations-guardrail", guarded_answer, started)'
+    assert cells[5].source.startswith("## Follow-ups")
+    assert 4 <= cells[5].source.count("<details>") <= 6
+
+
+def test_the_starter_fails_every_category():
+    report = run(DRILL.name, answer(learner=True))
+    assert not report.passed
+    assert [ok for _, ok, _ in report.rows] == [False] * len(CATEGORIES)
+    assert all("not written yet" in detail for _, _, detail in report.rows)
+
+
+def test_the_model_solution_passes_every_category():
+    report = run(DRILL.name, answer())
+    assert report.passed, report.text()
+    assert report.score == (4, 4)
+
+
+def test_the_worked_examples():
+    chunks = [Chunk("c1", "Prepaid refunds take 5 working days.", "refunds.md"),
+              Chunk("c2", "Cash-on-delivery refunds are paid as store credit.", "refunds.md")]
+    draft = "Prepaid refunds take 5 days [1]. COD refunds are store credit [2, 1]."
+    for guarded in (answer(), expected_answer):
+        assert guarded(draft, chunks) == (draft, ["c1", "c2"])
+        assert guarded("Five days [1], store credit [3].", chunks) == (REFUSAL, [])
+
+
+WRONG = mistakes("citations and guardrail")
+
+
+def test_at_least_five_wrong_answers_are_registered():
+    assert len(WRONG) >= 5
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=[m.name for m in WRONG])
+def test_each_wrong_answer_fails_a_category_with_its_hint(wrong):
+    report = run(DRILL.name, wrong.answer)
+    failed = [detail for _, ok, detail in report.rows if not ok]
+    assert failed, f"{wrong.name} passed every category"
+    assert any(wrong.hint in detail for detail in failed), (wrong.hint, failed)
+
+
+def test_complexity_counts_steps_not_time():
+    model, rescans = answer(), next(m.answer for m in WRONG
+                                    if m.name == "rescans-at-each-bracket")
+    chunks = [Chunk("c1", "a", "a.md"), Chunk("c2", "b", "b.md")]
+    small, _ = count_steps(model, "[" * 2_000, chunks)
+    big, result = count_steps(model, "[" * 20_000, chunks)
+    assert big <= 12 * small + 100 and result == (REFUSAL, [])
+    assert count_steps(model, "[" * 2_000, chunks)[0] == small          # deterministic
+    short, _ = count_steps(rescans, "[" * 200, chunks)
+    longer, _ = count_steps(rescans, "[" * 2_000, chunks)
+    assert longer > 50 * short                                            # quadratic shows
+    with pytest.raises(CheckFailed, match="not written yet"):
+        count_steps(answer(learner=True), "[1]", chunks)
+
+
+def test_the_rubric_text_is_deterministic():
+    for candidate in (answer(), WRONG[0].answer, answer(learner=True)):
+        assert run(DRILL.name, candidate).text() == run(DRILL.name, candidate).text()
+
+
+def test_check_drill_prints_the_rubric_then_raises(capsys):
+    with pytest.raises(CheckFailed, match="rubric categories pass"):
+        check_drill(DRILL.name, WRONG[0].answer, started=0.0)
+    out = capsys.readouterr().out
+    assert out.startswith(f"Drill {DRILL.name}: {DRILL.title}")
+    assert "FAIL" in out and "time taken:" in out
+    assert check_drill(DRILL.name, answer()).passed
+    assert "score: 4/4" in capsys.readouterr().out
+
+
+def test_load_answer_and_the_command_line(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(exercise_source(), encoding="utf-8")
+    bad.write_text(exercise_source(learner=True), encoding="utf-8")
+    assert run(DRILL.name, load_answer(DRILL.name, good)).passed
+    for path, code in ((good, 0), (bad, 1)):
+        done = subprocess.run([sys.executable, "-m", "kit", "drill", DRILL.name, str(path)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == code, done.stdout + done.stderr
+        assert f"Drill {DRILL.name}" in done.stdout

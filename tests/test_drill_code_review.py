@@ -1,0 +1,119 @@
+"""Drill 06, code-review (kit.drills.code_review): listed, shows the buggy source from the
+module, fails on its starter, passes on its model solution, rejects the buggy class and
+each one-bug variant ("fixed four of five") with their hints, gives a deterministic rubric,
+and runs from the command line on a .py file."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.drills import CATEGORIES, check_drill, drills, load_answer, run
+from kit.drills.code_review import DRILL
+from kit.mistakes import mistakes
+from kit.mistakes.review import BUGS, BuggyMemory, ReviewedReference
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
+sys.path.insert(0, str(ROOT / "tools"))
+import lessons  # noqa: E402
+
+
+def exercise_source(learner: bool = False) -> str:
+    nb = lessons.read(NOTEBOOK)
+    if learner:
+        nb = lessons.learner_version(nb)
+    return "\n\n".join(cell.source for cell in nb.cells
+                       if "exercise" in cell.metadata.get("tags", []))
+
+
+def answer(learner: bool = False):
+    namespace: dict = {}
+    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
+    return namespace[DRILL.symbol]
+
+
+def test_the_drill_is_listed():
+    assert DRILL in drills()
+    assert (DRILL.name, DRILL.title, DRILL.minutes, DRILL.symbol, DRILL.notebook,
+            DRILL.mechanism) == ("code-review", "Code review: find and fix the bugs", 20,
+                                 "ReviewedMemory", "06_code_review", "code review")
+    assert tuple(DRILL.rubric) == CATEGORIES
+
+
+def test_the_notebook_has_the_drill_layout_and_prints_the_buggy_source():
+    cells = lessons.read(NOTEBOOK).cells
+    kinds = [(c.cell_type, c.metadata.get("tags", [])) for c in cells]
+    assert kinds == [("markdown", []), ("code", []), ("code", []), ("markdown", []),
+                     ("code", ["exercise"]), ("code", ["check"]), ("markdown", [])]
+    assert cells[0].source.startswith("# Drill 06 · Code review: find and fix the bugs (20 min)")
+    assert 'start_drill("code-review")' in cells[1].source
+    assert "inspect.getsource(BuggyMemory)" in cells[2].source      # one source of truth
+    assert "class BuggyMemory" not in "".join(c.source for c in cells)
+    assert all(f"Hint {n} · {step}" in cells[3].source
+               for n, step in ((1, "nudge"), (2, "approach"), (3, "pseudo-code")))
+    assert cells[5].source == 'check_drill("code-review", ReviewedMemory, started)'
+    assert cells[6].source.startswith("## Follow-ups")
+    assert 4 <= cells[6].source.count("<details>") <= 6
+
+
+def test_the_starter_fails_every_category():
+    report = run(DRILL.name, answer(learner=True))
+    assert [ok for _, ok, _ in report.rows] == [False] * len(CATEGORIES)
+    assert all("not written yet" in detail for _, _, detail in report.rows)
+
+
+@pytest.mark.parametrize("fixed", ["model", "reference"])
+def test_the_fixed_class_passes_every_category(fixed):
+    report = run(DRILL.name, answer() if fixed == "model" else ReviewedReference)
+    assert report.passed, report.text()
+
+
+WRONG = mistakes("code review")
+
+
+def test_the_buggy_class_and_five_one_bug_variants_are_registered():
+    answers = [m.answer for m in WRONG]
+    assert answers[0] is BuggyMemory and answers[1:] == list(BUGS) and len(BUGS) == 5
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=[m.name for m in WRONG])
+def test_each_wrong_answer_fails_a_category_with_its_hint(wrong):
+    report = run(DRILL.name, wrong.answer)
+    failed = [detail for _, ok, detail in report.rows if not ok]
+    assert failed, f"{wrong.name} passed every category"
+    assert any(wrong.hint in detail for detail in failed), (wrong.hint, failed)
+
+
+def test_the_buggy_class_fails_every_category():
+    assert run(DRILL.name, BuggyMemory).score == (0, 4)
+
+
+def test_the_rubric_text_is_deterministic():
+    for candidate in (answer(), BUGS[3], answer(learner=True)):
+        assert run(DRILL.name, candidate).text() == run(DRILL.name, candidate).text()
+
+
+def test_check_drill_prints_the_rubric_then_raises(capsys):
+    with pytest.raises(CheckFailed, match="rubric categories pass"):
+        check_drill(DRILL.name, BUGS[3], started=0.0)
+    out = capsys.readouterr().out
+    assert out.startswith(f"Drill {DRILL.name}: {DRILL.title}")
+    assert "overwritten instead of updated" in " ".join(out.split()) and "time taken:" in out
+    assert "PASS summary memory" not in out           # the checker's own line stays out
+    assert check_drill(DRILL.name, answer()).passed
+
+
+def test_load_answer_and_the_command_line(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(exercise_source(), encoding="utf-8")
+    bad.write_text("from kit.mistakes.review import BuggyMemory as ReviewedMemory\n",
+                   encoding="utf-8")
+    assert run(DRILL.name, load_answer(DRILL.name, good)).passed
+    for path, code in ((good, 0), (bad, 1)):
+        done = subprocess.run([sys.executable, "-m", "kit", "drill", DRILL.name, str(path)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == code, done.stdout + done.stderr

@@ -1,0 +1,129 @@
+"""Drill 03, map-reduce (kit.drills.map_reduce): listed, fails on its starter, passes on its
+model solution, rejects the registered wrong answers of "map-reduce" with their hints,
+gives a deterministic rubric, and runs from the command line on a .py file."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.drills import CATEGORIES, check_drill, drills, load_answer, run
+from kit.drills.map_reduce import DRILL, check_empty_items
+from kit.mistakes import mistakes
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
+sys.path.insert(0, str(ROOT / "tools"))
+import lessons  # noqa: E402
+
+
+def exercise_source(learner: bool = False) -> str:
+    nb = lessons.read(NOTEBOOK)
+    if learner:
+        nb = lessons.learner_version(nb)
+    return "\n\n".join(cell.source for cell in nb.cells
+                       if "exercise" in cell.metadata.get("tags", []))
+
+
+def answer(learner: bool = False):
+    namespace: dict = {}
+    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
+    return namespace[DRILL.symbol]
+
+
+def test_the_drill_is_listed():
+    assert DRILL in drills()
+    assert (DRILL.name, DRILL.minutes, DRILL.symbol, DRILL.mechanism) == (
+        "map-reduce", 30, "map_reduce", "map-reduce")
+    assert tuple(DRILL.rubric) == CATEGORIES
+
+
+def test_the_starter_fails_every_category():
+    report = run(DRILL.name, answer(learner=True))
+    assert not report.passed and report.score == (0, 4)
+    assert all("not written yet" in detail for _, ok, detail in report.rows)
+
+
+def test_the_model_solution_passes_every_category():
+    report = run(DRILL.name, answer())
+    assert report.passed, report.text()
+    assert [(c, ok, d) for c, ok, d in report.rows] == [
+        ("correctness", True, "3 cases"), ("failure safety", True, "5 cases"),
+        ("edge cases", True, "4 cases"), ("complexity", True, "2 cases")]
+
+
+WRONG = mistakes(DRILL.mechanism)
+
+
+def test_at_least_five_mistakes():
+    assert len(WRONG) >= 5
+
+
+@pytest.mark.parametrize("wrong", WRONG, ids=[m.name for m in WRONG])
+def test_each_registered_mistake_is_rejected_with_its_hint(wrong):
+    report = run(DRILL.name, wrong.answer)
+    failing = [detail for _, ok, detail in report.rows if not ok]
+    assert failing and not report.passed
+    assert any(wrong.hint in detail for detail in failing), (wrong.hint, failing)
+
+
+@pytest.mark.parametrize("name, category", [
+    ("no-round-limit", "failure safety"), ("no-progress-check", "failure safety"),
+    ("ignores-max-rounds", "failure safety"), ("batches-by-count", "complexity"),
+    ("summarises-a-lone-summary", "edge cases"), ("drops-an-oversize-item", "edge cases"),
+    ("re-summarises-the-top", "correctness")])
+def test_mistakes_fail_the_category_they_belong_to(name, category):
+    wrong = next(m for m in WRONG if m.name == name)
+    rows = {c: (ok, detail) for c, ok, detail in run(DRILL.name, wrong.answer).rows}
+    assert not rows[category][0] and wrong.hint in rows[category][1], rows[category]
+
+
+def test_the_lessons_answer_fails_only_the_empty_list():
+    """The lesson's map_reduce returns [] for no items; the drill asks for a ValueError."""
+    namespace: dict = {}
+    source = exercise_source().replace('        raise ValueError("items is empty: nothing to '
+                                       'summarise")\n', "        return []\n")
+    exec(compile(source, "lesson-like", "exec"), namespace)
+    rows = {c: (ok, d) for c, ok, d in run(DRILL.name, namespace["map_reduce"]).rows}
+    assert [c for c, (ok, _) in rows.items() if not ok] == ["edge cases"]
+    assert "should raise ValueError, got []" in rows["edge cases"][1]
+
+
+def test_an_empty_list_refused_after_a_call_is_named():
+    def calls_first(items, summarise, *args):
+        summarise("hello")
+        raise ValueError("no items")
+
+    with pytest.raises(CheckFailed, match="after 1 call"):
+        check_empty_items(calls_first)
+
+
+def test_the_rubric_is_deterministic():
+    wrong = next(m.answer for m in WRONG if m.name == "no-progress-check")
+    assert run(DRILL.name, wrong).text() == run(DRILL.name, wrong).text()
+    assert run(DRILL.name, answer()).text() == run(DRILL.name, answer()).text()
+
+
+def test_check_drill_prints_the_rubric_then_raises(capsys):
+    wrong = next(m.answer for m in WRONG if m.name == "batches-by-count")
+    with pytest.raises(CheckFailed, match="rubric categories pass"):
+        check_drill(DRILL.name, wrong, started=None)
+    out = capsys.readouterr().out
+    assert out.startswith(f"Drill {DRILL.name}: ") and "FAIL" in out and "score: " in out
+    report = check_drill(DRILL.name, answer(), started=0.0)
+    assert report.passed and "time taken: " in capsys.readouterr().out
+
+
+def test_load_answer_and_the_command_line(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(exercise_source(), encoding="utf-8")
+    bad.write_text(exercise_source().replace("level < max_rounds", "True"), encoding="utf-8")
+    assert load_answer(DRILL.name, good).__name__ == DRILL.symbol
+    for path, code in ((good, 0), (bad, 1)):
+        done = subprocess.run([sys.executable, "-m", "kit", "drill", DRILL.name, str(path)],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert done.returncode == code, done.stdout + done.stderr
+        assert f"Drill {DRILL.name}: " in done.stdout and "score: " in done.stdout

@@ -1,0 +1,115 @@
+"""Drill 07, system-design (kit.drills.system_design): a written drill. Listed; the stub
+and an empty design fail; the model design passes; a design missing any one area fails the
+category of that area naming it; deterministic; runs from the command line."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.drills import CATEGORIES, check_drill, drills, load_answer, run
+from kit.drills.system_design import DRILL, IDEAS, missing_ideas
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
+sys.path.insert(0, str(ROOT / "tools"))
+import lessons  # noqa: E402
+
+
+def exercise_source(learner: bool = False) -> str:
+    nb = lessons.read(NOTEBOOK)
+    if learner:
+        nb = lessons.learner_version(nb)
+    return "\n\n".join(cell.source for cell in nb.cells
+                       if "exercise" in cell.metadata.get("tags", []))
+
+
+def design(learner: bool = False) -> str:
+    namespace: dict = {}
+    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
+    return namespace[DRILL.symbol]
+
+
+def test_the_drill_is_listed():
+    assert DRILL in drills()
+    assert (DRILL.name, DRILL.title, DRILL.minutes, DRILL.symbol, DRILL.notebook) == (
+        "system-design", "System design: serve the chatbot to many users", 30, "DESIGN",
+        "07_system_design")
+    assert tuple(DRILL.rubric) == CATEGORIES
+    assert {idea.category for idea in IDEAS} == set(CATEGORIES)
+
+
+def test_the_notebook_has_the_drill_layout_and_says_the_check_is_coarse():
+    cells = lessons.read(NOTEBOOK).cells
+    kinds = [(c.cell_type, c.metadata.get("tags", [])) for c in cells]
+    assert kinds == [("markdown", []), ("code", []), ("markdown", []), ("code", ["exercise"]),
+                     ("code", ["check"]), ("markdown", [])]
+    assert cells[0].source.startswith(
+        "# Drill 07 · System design: serve the chatbot to many users (30 min)")
+    assert "coarse self-check" in cells[0].source and "talking points" in cells[0].source
+    assert cells[4].source == 'check_drill("system-design", DESIGN, started)'
+    assert 4 <= cells[5].source.count("<details>") <= 6
+
+
+@pytest.mark.parametrize("stub", ["learner", "", "   ", None])
+def test_the_starter_and_an_empty_design_fail_every_category(stub):
+    text = design(learner=True) if stub == "learner" else stub
+    report = run(DRILL.name, text)
+    assert [ok for _, ok, _ in report.rows] == [False] * len(CATEGORIES)
+
+
+def test_the_learner_stub_is_a_string_that_says_not_written_yet():
+    text = design(learner=True)
+    assert isinstance(text, str) and "NotImplementedError" in text
+    assert "not written yet" in run(DRILL.name, text).rows[0][2]
+
+
+def test_the_model_design_passes_every_category():
+    report = run(DRILL.name, design())
+    assert report.passed, report.text()
+    assert not missing_ideas(design())
+
+
+def _without(text: str, idea) -> str:
+    """``text`` with every keyword of one group of ``idea`` blanked out."""
+    for word in idea.groups[-1] if idea.name.startswith("the transcript") else idea.groups[0]:
+        text = re.sub(word, "xx", text, flags=re.IGNORECASE)
+    return text
+
+
+@pytest.mark.parametrize("idea", IDEAS, ids=[idea.name for idea in IDEAS])
+def test_a_design_missing_one_area_fails_that_category_naming_it(idea):
+    text = _without(design(), idea)
+    assert idea in missing_ideas(text)
+    report = run(DRILL.name, text)
+    failed = {category: detail for category, ok, detail in report.rows if not ok}
+    assert idea.category in failed and idea.name in failed[idea.category]
+    assert "coarse keyword check" in failed[idea.category]
+
+
+def test_the_rubric_text_is_deterministic():
+    for text in (design(), "", _without(design(), IDEAS[0])):
+        assert run(DRILL.name, text).text() == run(DRILL.name, text).text()
+
+
+def test_check_drill_prints_the_rubric_then_raises(capsys):
+    with pytest.raises(CheckFailed, match="rubric categories pass"):
+        check_drill(DRILL.name, "Use Redis and retry on errors.", started=0.0)
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "Say it out loud" in out and "time taken:" in out
+    assert check_drill(DRILL.name, design()).passed
+
+
+def test_load_answer_and_the_command_line(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(exercise_source(), encoding="utf-8")
+    bad.write_text(exercise_source(learner=True), encoding="utf-8")
+    assert load_answer(DRILL.name, good) == design()
+    for path, code in ((good, 0), (bad, 1)):
+        done = subprocess.run([sys.executable, "-m", "kit", "drill", DRILL.name, str(path)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == code, done.stdout + done.stderr
