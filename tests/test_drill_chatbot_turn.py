@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,24 +15,18 @@ from kit.drills.chatbot_turn import DRILL
 from kit.mistakes import mistakes
 from kit.rag import Chatbot
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
-sys.path.insert(0, str(ROOT / "tools"))
-import lessons  # noqa: E402
+import drill_notebooks  # tests/drill_notebooks.py
+from drill_notebooks import ROOT, notebook_of
+
+NOTEBOOK = notebook_of(DRILL)
 
 
 def exercise_source(learner: bool = False) -> str:
-    nb = lessons.read(NOTEBOOK)
-    if learner:
-        nb = lessons.learner_version(nb)
-    return "\n\n".join(cell.source for cell in nb.cells
-                       if "exercise" in cell.metadata.get("tags", []))
+    return drill_notebooks.exercise_source(DRILL, learner)
 
 
 def answer(learner: bool = False):
-    namespace: dict = {}
-    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
-    return namespace[DRILL.symbol]
+    return drill_notebooks.answer(DRILL, learner)
 
 
 def test_the_drill_is_listed():

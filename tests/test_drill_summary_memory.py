@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,24 +17,18 @@ from kit.memory import SummaryMemory
 from kit.mistakes import mistakes
 from kit.mistakes.summary import _Sound
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = ROOT / "solutions" / "drills" / f"{DRILL.notebook}.ipynb"
-sys.path.insert(0, str(ROOT / "tools"))
-import lessons  # noqa: E402
+import drill_notebooks  # tests/drill_notebooks.py
+from drill_notebooks import ROOT, lessons, notebook_of
+
+NOTEBOOK = notebook_of(DRILL)
 
 
 def exercise_source(learner: bool = False) -> str:
-    nb = lessons.read(NOTEBOOK)
-    if learner:
-        nb = lessons.learner_version(nb)
-    return "\n\n".join(cell.source for cell in nb.cells
-                       if "exercise" in cell.metadata.get("tags", []))
+    return drill_notebooks.exercise_source(DRILL, learner)
 
 
 def answer(learner: bool = False):
-    namespace: dict = {}
-    exec(compile(exercise_source(learner), str(NOTEBOOK), "exec"), namespace)
-    return namespace[DRILL.symbol]
+    return drill_notebooks.answer(DRILL, learner)
 
 
 def kit_memory(summariser, budget, keep_recent, measure, system=None):
