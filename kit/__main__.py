@@ -29,6 +29,16 @@ def _trace(args: argparse.Namespace) -> None:
           f"= {memory.size} words (budget {memory.budget}: keep_recent wins)")
 
 
+def _python() -> str:
+    """How to call this interpreter: ``.venv/bin/python`` inside the repository's venv."""
+    from pathlib import Path
+    here = Path(sys.executable)
+    try:
+        return str(here.relative_to(Path.cwd()))
+    except ValueError:
+        return "python"
+
+
 def _drill(args: argparse.Namespace) -> int:
     import json
     import shutil
@@ -45,17 +55,29 @@ def _drill(args: argparse.Namespace) -> int:
         repo = Path(__file__).resolve().parents[1]
         starter = repo / "notebooks" / "drills" / f"{drill.notebook}.py"
         target = Path(args.file) if args.file else repo / "work" / "drills" / starter.name
-        if not target.exists():
+        kept = target.exists()
+        if not kept:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(starter, target)
         (target.parent / f".{drill.name}.started").write_text(json.dumps(time.time()))
-        print(f"{drill.title}: {drill.minutes} min, from now. Write {drill.symbol} in {target},"
-              f" then run: python -m kit drill {drill.name} {target}")
+        print(f"{drill.title}: {drill.minutes} min, from now. "
+              f"{'Your file is kept: ' if kept else ''}write {drill.symbol} in {target}, then "
+              f"run:\n  {_python()} -m kit drill {drill.name} {target}\n"
+              f"The spec, hints and follow-ups: notebooks/drills/{drill.notebook}.ipynb")
         return 0
     if not args.file:
         raise ValueError(f"name the file with your {drill.symbol}: "
                          f"python -m kit drill {drill.name} FILE")
-    report = run(drill.name, load_answer(drill.name, args.file))
+    try:
+        answer = load_answer(drill.name, args.file)
+    except (FileNotFoundError, ValueError):
+        raise
+    except Exception as error:          # noqa: BLE001 (the candidate's file did not import)
+        where = f", line {error.lineno}" if isinstance(error, SyntaxError) else ""
+        print(f"python -m kit drill: {args.file}{where} does not import: "
+              f"{type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    report = run(drill.name, answer)
     print(report.text())
     stamp = Path(args.file).parent / f".{drill.name}.started"
     if stamp.is_file():

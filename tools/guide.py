@@ -49,8 +49,8 @@ FIX = "python tools/guide.py write"
 LESSON_OF = {
     "token window": ("02_sliding_window", "exercise 3, `class BudgetWindow`"),
     "summary memory": ("03_summary_memory", "exercise 3, the whole summary memory"),
-    "code review": ("04_robust_summary_memory", "a review of a buggy summary memory: the "
-                    "invariants of lessons 03 and 04, the age trigger (section 5) included"),
+    "code review": ("03_summary_memory", "drill 06 only: the invariants of lesson 03 and the "
+                    "age trigger of lesson 04 (section 5), broken in a memory to review"),
     "map-reduce": ("05_hierarchical_summarisation", "exercises 2 and 3, the reduce loop "
                    "and map-reduce end to end"),
     "citations and guardrail": ("07_rag_chatbot", "sections 4 and 5 and exercise 1, the "

@@ -109,8 +109,10 @@ def drill_starter(nb: nbformat.NotebookNode, name: str) -> str:
     drill = name.split("_", 1)[1].removesuffix(".ipynb").replace("_", "-")
     cells = [cell.source.strip("\n") for cell in nb.cells if "exercise" in cell.metadata.get("tags", [])]
     header = (f'"""Starter for the drill {drill}: write your answer, then check it with\n\n'
-              f"    python -m kit drill {drill} <this file>\n\n"
-              f'The spec, hints and follow-ups are in the notebook {name}."""\n')
+              f"    .venv/bin/python -m kit drill {drill} <this file>\n\n"
+              f"(from the repository root; `python -m kit drill ...` with the environment "
+              f"active).\nThe spec, hints and follow-ups are in the notebook "
+              f'notebooks/drills/{name} (your copy: work/drills/{name})."""\n')
     return header + "\n" + "\n\n\n".join(cells) + "\n"
 
 

@@ -26,9 +26,10 @@ Rubric:
   candidate's own code (:func:`sys.settrace`; the standard library and this module are not
   counted) on adversarial drafts of 2,000 and 20,000 characters (``"[" * n``, ``"[1" *
   n``, ``"[1, " * n``, ``"[1]" * n``): the shorter one may take at most 50 steps per
-  character, the longer one at most 12 x the steps of the shorter one (plus 100). A scanner that rescans the rest of the draft at each ``[``
-  fails. Not counted: backtracking inside the regex engine (C code, invisible to a step
-  counter), so a catastrophic pattern is a talking point, not a check.
+  character, the longer one at most 12 x the steps of the shorter one (plus 100). A scanner
+  that rescans the rest of the draft at each ``[`` in a Python loop fails. Not counted: work
+  inside C code (a ``str.find`` from each ``[``, backtracking in the regex engine), invisible
+  to a step counter: the rubric row says so, and it is a talking point, not a check.
 """
 from __future__ import annotations
 
@@ -363,7 +364,9 @@ DRILL = Drill(
         "No valid citation, no answer: the guardrail checks citations, not whether the "
         "chunk supports the sentence (that is groundedness, a judge's job)",
         "One pass over the draft: a pattern without nested unbounded repeats, so a hostile "
-        "'[' * 10**6 stays linear; cap the digits before int()",
+        "'[' * 10**6 stays linear; cap the digits before int(). The complexity row counts "
+        "only the Python steps of your code: a str.find or a regex search restarted from "
+        "each '[' is quadratic too, and it would not show there",
         "What the parser must skip in real answers: code spans, Markdown links [1](url), "
         "indexing like a[0] (kit.rag.citations does)",
         "Store the answer with chunk ids, not [n]: the next turn numbers its chunks from 1",

@@ -1,8 +1,9 @@
 """Starter for the drill token-window: write your answer, then check it with
 
-    python -m kit drill token-window <this file>
+    .venv/bin/python -m kit drill token-window <this file>
 
-The spec, hints and follow-ups are in the notebook 01_token_window.ipynb."""
+(from the repository root; `python -m kit drill ...` with the environment active).
+The spec, hints and follow-ups are in the notebook notebooks/drills/01_token_window.ipynb (your copy: work/drills/01_token_window.ipynb)."""
 
 from collections import deque
 

@@ -1,8 +1,9 @@
 """Starter for the drill summary-memory: write your answer, then check it with
 
-    python -m kit drill summary-memory <this file>
+    .venv/bin/python -m kit drill summary-memory <this file>
 
-The spec, hints and follow-ups are in the notebook 02_summary_memory.ipynb."""
+(from the repository root; `python -m kit drill ...` with the environment active).
+The spec, hints and follow-ups are in the notebook notebooks/drills/02_summary_memory.ipynb (your copy: work/drills/02_summary_memory.ipynb)."""
 
 from kit.memory import build_summary_prompt
 from kit.messages import make_message

@@ -1,8 +1,9 @@
 """Starter for the drill map-reduce: write your answer, then check it with
 
-    python -m kit drill map-reduce <this file>
+    .venv/bin/python -m kit drill map-reduce <this file>
 
-The spec, hints and follow-ups are in the notebook 03_map_reduce.ipynb."""
+(from the repository root; `python -m kit drill ...` with the environment active).
+The spec, hints and follow-ups are in the notebook notebooks/drills/03_map_reduce.ipynb (your copy: work/drills/03_map_reduce.ipynb)."""
 
 from kit.hierarchical import build_batch_prompt
 

@@ -1,8 +1,9 @@
 """Starter for the drill chatbot-turn: write your answer, then check it with
 
-    python -m kit drill chatbot-turn <this file>
+    .venv/bin/python -m kit drill chatbot-turn <this file>
 
-The spec, hints and follow-ups are in the notebook 04_chatbot_turn.ipynb."""
+(from the repository root; `python -m kit drill ...` with the environment active).
+The spec, hints and follow-ups are in the notebook notebooks/drills/04_chatbot_turn.ipynb (your copy: work/drills/04_chatbot_turn.ipynb)."""
 
 from kit.rag import (NOTHING_RETRIEVED, REWRITE_SYSTEM, SYSTEM_PROMPT, build_answer_prompt,
                      build_rewrite_prompt, check_citations, clean_query, markers_to_ids,

@@ -1,8 +1,9 @@
 """Starter for the drill citations-guardrail: write your answer, then check it with
 
-    python -m kit drill citations-guardrail <this file>
+    .venv/bin/python -m kit drill citations-guardrail <this file>
 
-The spec, hints and follow-ups are in the notebook 05_citations_guardrail.ipynb."""
+(from the repository root; `python -m kit drill ...` with the environment active).
+The spec, hints and follow-ups are in the notebook notebooks/drills/05_citations_guardrail.ipynb (your copy: work/drills/05_citations_guardrail.ipynb)."""
 
 import re
 

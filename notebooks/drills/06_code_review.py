@@ -1,8 +1,9 @@
 """Starter for the drill code-review: write your answer, then check it with
 
-    python -m kit drill code-review <this file>
+    .venv/bin/python -m kit drill code-review <this file>
 
-The spec, hints and follow-ups are in the notebook 06_code_review.ipynb."""
+(from the repository root; `python -m kit drill ...` with the environment active).
+The spec, hints and follow-ups are in the notebook notebooks/drills/06_code_review.ipynb (your copy: work/drills/06_code_review.ipynb)."""
 
 import time
 
@@ -10,6 +11,8 @@ from kit.memory import build_summary_prompt, split_for_compaction
 from kit.messages import make_message
 
 
+# The code under review is BuggyMemory in kit/mistakes/review.py (the notebook prints it):
+# start from a copy of it and fix the five bugs.
 class ReviewedMemory:
     """BuggyMemory, fixed: recent turns verbatim, older turns folded into a running summary.
 
