@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -39,12 +40,81 @@ def _python() -> str:
         return "python"
 
 
+NONCE_VARIABLE = "KIT_DRILL_NONCE"   # the child's verdict line starts with it
+OUTPUT_LIMIT = 4_000                 # characters of output passed through (an answer may print)
+
+
+def _check_child(name: str, file: str) -> int:
+    """In the child process: load the answer, print the rubric, then the verdict line.
+
+    The verdict starts with a nonce the parent put in the environment, removed before the
+    answer is loaded, so nothing the answer prints can pass for it."""
+    from kit.drills import candidate_report, get, load_answer
+    nonce = os.environ.pop(NONCE_VARIABLE, "")
+    drill = get(name)                        # the drills load before the answer can patch them
+    try:
+        answer = load_answer(drill.name, file)
+    except (FileNotFoundError, ValueError):
+        raise
+    except Exception as error:          # noqa: BLE001 (the candidate's file did not import)
+        where = f", line {error.lineno}" if isinstance(error, SyntaxError) else ""
+        print(f"python -m kit drill: {file}{where} does not import: "
+              f"{type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    report = candidate_report(drill.name, answer)
+    print(report.text())
+    got, out_of = report.score
+    print(f"{nonce} {got} {out_of}", flush=True)
+    return 0 if report.passed else 1
+
+
+def _cut(text: str) -> str:
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    return text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters cut)\n"
+
+
+def _check(name: str, file: str, timeout: float) -> int:
+    """Run the check in a child process, bounded by ``timeout`` seconds, and report it:
+    0 only when the child printed a full score under the nonce and exited 0."""
+    import secrets
+    import subprocess
+    nonce = secrets.token_hex(12)
+    env = dict(os.environ, **{NONCE_VARIABLE: nonce})
+    command = [sys.executable, "-m", "kit", "drill", name, file, "--child"]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as late:
+        shown = late.stdout.decode(errors="replace") if isinstance(late.stdout, bytes) else \
+            (late.stdout or "")
+        print(_cut(shown), end="")
+        print(f"python -m kit drill: the check did not finish within {timeout:g} s (does your "
+              f"code loop or wait?): not a pass", file=sys.stderr)
+        return 1
+    lines = done.stdout.splitlines(keepends=True)
+    verdicts = [line for line in lines if line.startswith(nonce + " ")]
+    print(_cut("".join(line for line in lines if not line.startswith(nonce + " "))), end="")
+    print(_cut(done.stderr), end="", file=sys.stderr)
+    if done.returncode == 2:
+        return 2
+    if len(verdicts) != 1:
+        print(f"python -m kit drill: the check ended before its verdict (exit code "
+              f"{done.returncode}: did your code exit or crash the process?): not a pass",
+              file=sys.stderr)
+        return 1
+    got, out_of = (int(n) for n in verdicts[0].split()[1:3])
+    return 0 if done.returncode == 0 and got == out_of else 1
+
+
 def _drill(args: argparse.Namespace) -> int:
     import json
     import shutil
     from pathlib import Path
 
-    from kit.drills import drills, elapsed_text, get, load_answer, run
+    from kit.drills import drills, elapsed_text, get
+    if args.child:
+        return _check_child(args.name, args.file)
     if args.list or not args.name:
         for drill in drills():
             print(f"{drill.name:<22} {drill.minutes:>3} min  {drill.title}  "
@@ -55,11 +125,17 @@ def _drill(args: argparse.Namespace) -> int:
         repo = Path(__file__).resolve().parents[1]
         starter = repo / "notebooks" / "drills" / f"{drill.notebook}.py"
         target = Path(args.file) if args.file else repo / "work" / "drills" / starter.name
+        if target.is_dir():
+            raise ValueError(f"{target} is a folder: name the .py file to write, or leave it "
+                             f"out for work/drills/{starter.name}")
         kept = target.exists()
-        if not kept:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(starter, target)
-        (target.parent / f".{drill.name}.started").write_text(json.dumps(time.time()))
+        try:
+            if not kept:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(starter, target)
+            (target.parent / f".{drill.name}.started").write_text(json.dumps(time.time()))
+        except OSError as error:
+            raise ValueError(f"cannot write in {target.parent}: {error}") from None
         print(f"{drill.title}: {drill.minutes} min, from now. "
               f"{'Your file is kept: ' if kept else ''}write {drill.symbol} in {target}, then "
               f"run:\n  {_python()} -m kit drill {drill.name} {target}\n"
@@ -68,21 +144,13 @@ def _drill(args: argparse.Namespace) -> int:
     if not args.file:
         raise ValueError(f"name the file with your {drill.symbol}: "
                          f"python -m kit drill {drill.name} FILE")
-    try:
-        answer = load_answer(drill.name, args.file)
-    except (FileNotFoundError, ValueError):
-        raise
-    except Exception as error:          # noqa: BLE001 (the candidate's file did not import)
-        where = f", line {error.lineno}" if isinstance(error, SyntaxError) else ""
-        print(f"python -m kit drill: {args.file}{where} does not import: "
-              f"{type(error).__name__}: {error}", file=sys.stderr)
-        return 1
-    report = run(drill.name, answer)
-    print(report.text())
+    if not Path(args.file).is_file():
+        raise FileNotFoundError(f"no file {args.file}")
+    code = _check(drill.name, args.file, args.timeout)
     stamp = Path(args.file).parent / f".{drill.name}.started"
-    if stamp.is_file():
+    if stamp.is_file() and code != 2:
         print(elapsed_text(json.loads(stamp.read_text())))
-    return 0 if report.passed else 1
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,11 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     drill.add_argument("--list", action="store_true", help="list the drills")
     drill.add_argument("--start", action="store_true",
                        help="copy the starter to work/drills/ (or FILE) and start the clock")
+    drill.add_argument("--timeout", type=float, default=300,
+                       help="seconds the check may take before it counts as failed (300)")
+    drill.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     drill.set_defaults(run=_drill)
     args = parser.parse_args(argv)
     from kit.offline import OfflineEncodingError
     try:
         return args.run(args) or 0
+    except BrokenPipeError:                      # `... --list | head`: the reader left
+        return 0
     except (OfflineEncodingError, ValueError, FileNotFoundError) as exc:
         print(f"python -m kit: error: {exc}", file=sys.stderr)
         return 1 if isinstance(exc, OfflineEncodingError) else 2

@@ -31,6 +31,7 @@ from kit.memory.base import Memory
 from kit.messages import Message
 from kit.store import StoreError, TranscriptStore, check_session
 from kit.structured import StructuredSummary
+from kit.tokens import measure_name
 
 __all__ = ["SessionLink", "attach_store", "restore", "memory_state", "SUMMARY_FIELDS"]
 
@@ -71,7 +72,9 @@ def _missing(runs: list[list[int]], have: set[int], limit: int = 10) -> list:
 def memory_state(memory) -> dict:
     """What a memory holds beyond the transcript, as a JSON-ready dict.
 
-    ``memory`` (its ``name``), ``unit``, ``added`` (messages numbered so far) and
+    ``memory`` (its ``name``), ``unit``, ``measure`` (its name, see
+    :func:`kit.tokens.measure_name`: two measures of one unit count differently),
+    ``added`` (messages numbered so far) and
     ``turns`` (the verbatim turns' numbers as inclusive runs, ``[[5, 12]]``); for a
     summary memory also ``summary``, ``summary_tokens``, ``compactions``, ``structured``
     (if the memory has it) and, when ``max_age`` is set, ``added_at`` (the memory's
@@ -83,6 +86,8 @@ def memory_state(memory) -> dict:
     """
     state = {"memory": memory.name, "unit": memory.unit, "added": memory.added,
              "turns": _runs([m.number for m in memory.turns])}
+    if measure_name(memory.measure):
+        state["measure"] = measure_name(memory.measure)
     for name in SUMMARY_FIELDS:
         if hasattr(memory, name):
             value = getattr(memory, name)
@@ -109,6 +114,8 @@ def _check_state(state: dict) -> str:
     for key in ("memory", "unit"):
         if not isinstance(state.get(key), str):
             return f"{key} must be a str, got {state.get(key)!r:.60}"
+    if not isinstance(state.get("measure", ""), str):
+        return f"measure must be a str, got {state['measure']!r:.60}"
     added, runs = state.get("added"), state.get("turns")
     if not _is_count(added):
         return f"added must be an int >= 0, got {added!r:.60}"
@@ -266,8 +273,8 @@ def restore(memory, store: TranscriptStore, session_id: str):
     Messages stored after the last saved state (the process stopped mid-add) come back
     as verbatim turns: kept, not yet compacted. An unknown session gives an empty,
     attached memory. Raises ValueError for a used memory, :class:`StoreError` naming
-    the first mismatch if the state belongs to another kind of memory, unit or
-    setting, naming the field if the saved state is damaged (wrong types, runs out of
+    the first mismatch if the state belongs to another kind of memory, unit, measure
+    (when both are named; a state saved by an older kit has none) or setting, naming the field if the saved state is damaged (wrong types, runs out of
     order or past ``added``), or naming the messages if verbatim turns are missing from
     the transcript; the memory is then unchanged.
     """
@@ -284,6 +291,11 @@ def restore(memory, store: TranscriptStore, session_id: str):
         if state[key] != mine:
             raise StoreError(f"session {session_id!r} in {store.path!r} was saved by a "
                              f"{key} {state[key]!r}; this memory is {mine!r}")
+    saved, mine = state.get("measure"), measure_name(memory.measure)
+    if saved and mine and saved != mine:                 # sizes would mix two counts
+        raise StoreError(f"session {session_id!r} in {store.path!r} was measured with "
+                         f"{saved!r}; this memory measures with {mine!r} (pass measure= the "
+                         f"same, or rebuild the session from its transcript)")
     _check_settings(state.get("settings"), memory.settings(), session_id, store)
     runs = state["turns"]
     stored = store.turns(session_id, first=runs[0][0] if runs else state["added"] + 1)

@@ -25,7 +25,7 @@ from kit.offline import seed_cache
 __all__ = [
     "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "cl100k_tokens", "count_words",
     "count_characters", "tiktoken_counter", "count_tokens", "resolve_encoding",
-    "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measured",
+    "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measure_name", "measured",
     "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMING_TOKENS",
 ]
 
@@ -173,6 +173,17 @@ def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | Non
         total += TOKENS_PER_MESSAGE
         total += TOKENS_PER_NAME if "name" in message else 0
     return total
+
+
+def measure_name(measure: Measure) -> str:
+    """A name that tells measures of one unit apart (``"approx_tokens"``,
+    ``"cl100k_tokens"``, ``"tiktoken_o200k_base"``): the function's ``__name__``, looking
+    through a :class:`CallCounter`; "" for a lambda or an object without a name."""
+    inner = getattr(measure, "measure", None)
+    if isinstance(measure, CallCounter) and inner is not None:
+        return measure_name(inner)
+    name = getattr(measure, "__name__", "")
+    return "" if name == "<lambda>" else name
 
 
 def measured(measure: Measure, text: str) -> int:

@@ -31,6 +31,7 @@ FAKE = Drill(name="double", title="Double a number", minutes=5, symbol="double",
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(drills_module, "drills", lambda: [FAKE])
+    monkeypatch.setattr(drills_module, "_PRISTINE", {})   # the patch above is not tampering
     return FAKE
 
 
@@ -121,3 +122,66 @@ def test_start_copies_the_starter_and_the_check_reports_the_time(tmp_path):
 
 def test_a_report_shows_briefly(fake):
     assert repr(run("double", lambda x: 2 * x)) == "Report(double: 2/2)"
+
+
+def test_an_answer_that_patches_its_checker_or_is_the_kits_own_class_fails():
+    import kit.checks.token_window as checker
+    from kit.memory import TokenWindow
+    drill = drills_module.get("token-window")
+    assert run(drill.name, TokenWindow).passed                 # the kit's class is right...
+    kit_own = drills_module.candidate_report(drill.name, TokenWindow)
+    assert kit_own.score == (0, 4) and "the kit's own kit.memory.window.TokenWindow" in \
+        kit_own.rows[0][2]                                     # ...but not the candidate's
+
+    class Mine(TokenWindow):
+        pass
+    assert drills_module.candidate_report(drill.name, Mine).score == (0, 4)
+    original = checker.TokenWindow
+    try:
+        checker.TokenWindow = lambda *args: None          # what a cheating answer might do
+        rows = run(drill.name, lambda *args: None).rows
+    finally:
+        checker.TokenWindow = original
+    assert all("kit.checks.token_window.TokenWindow was changed" in d for _, ok, d in rows)
+
+
+def test_load_answer_registers_the_module_so_dataclasses_work(tmp_path):
+    answer = tmp_path / "dc.py"
+    answer.write_text("from __future__ import annotations\nfrom dataclasses import dataclass\n"
+                      "@dataclass\nclass TokenWindow:\n    budget: int\n")
+    assert load_answer("token-window", answer)(3).budget == 3
+    notebook = tmp_path / "answer.ipynb"
+    notebook.write_text("{}")
+    with pytest.raises(ValueError, match="is not a .py file"):
+        load_answer("token-window", notebook)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("import sys\nclass TokenWindow:\n    def __init__(self, *args):\n        sys.exit(0)\n",
+     "ended before its verdict (exit code 0"),
+    ("import os\nclass TokenWindow:\n    def __init__(self, *args):\n        os._exit(0)\n",
+     "ended before its verdict"),
+    ("class TokenWindow:\n    def __init__(self, *args):\n        while True:\n            pass\n",
+     "did not finish within 3 s"),
+    ("print('score: 4/4')\nfrom kit.memory import TokenWindow as K\nclass TokenWindow(K):\n"
+     "    pass\n", "the kit's own kit.memory.window.TokenWindow"),
+    ("import kit.checks.token_window as c\nclass TokenWindow:\n    pass\n"
+     "c.TokenWindow = TokenWindow\n", "was changed while your answer ran"),
+    ("class TokenWindow:\n  def f(self):\n pass\n", "does not import: IndentationError"),
+])
+def test_the_command_line_never_passes_an_answer_that_exits_hangs_or_cheats(tmp_path, body,
+                                                                             message):
+    answer = tmp_path / "answer.py"
+    answer.write_text(body)
+    done = cli("token-window", str(answer), "--timeout", "3")
+    assert done.returncode == 1, (done.stdout[-500:], done.stderr[-500:])
+    assert message in " ".join((done.stdout + done.stderr).split())   # lines are wrapped
+
+
+def test_the_command_line_refuses_a_notebook_and_a_folder_to_start_in(tmp_path):
+    notebook = tmp_path / "answer.ipynb"
+    notebook.write_text("{}")
+    done = cli("token-window", str(notebook))
+    assert done.returncode == 2 and "is not a .py file" in done.stderr
+    done = cli("token-window", str(tmp_path), "--start")
+    assert done.returncode == 2 and "is a folder" in done.stderr

@@ -195,3 +195,17 @@ def test_recall_figure():
     assert "recall@5                    0.944 (34 of 36)" in outputs
     assert "recall@5 0.944 (34 of 36)" in (SHEETS / "08_rag_evaluation.md").read_text(
         encoding="utf-8")
+
+
+def test_markers_quoted_in_prose_do_not_count_and_a_second_block_is_refused(tmp_path):
+    copy = tmp_path / "guide.md"
+    text = GUIDE.read_text(encoding="utf-8")
+    quoted = f"The list sits between `{BEGIN}` and `{END}`.\n\n" + text
+    copy.write_text(quoted, encoding="utf-8")
+    assert run_tool("check", "--guide", str(copy)).returncode == 0
+    assert run_tool("write", "--guide", str(copy)).returncode == 0
+    assert copy.read_text(encoding="utf-8") == quoted          # nothing was cut
+    copy.write_text(text + f"\n{BEGIN}\n- **old**: a stale block\n{END}\n", encoding="utf-8")
+    for command in ("check", "write"):
+        done = run_tool(command, "--guide", str(copy))
+        assert done.returncode == 1 and "exactly one line" in done.stdout + done.stderr

@@ -50,8 +50,16 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def is_module(name: str, root: Path) -> bool:
+    """Whether kit module ``name`` (``kit.rag``, ``kit.tokens``) is a file or package."""
+    relative = Path(*name.split(".")[1:])
+    return (root / relative).with_suffix(".py").is_file() or (root / relative).is_dir()
+
+
 def imports(path: Path, root: Path) -> set[str]:
-    """Every kit module a file imports, wherever the import statement is."""
+    """Every kit module a file imports, wherever the statement is: ``import``, ``from ...
+    import`` (``from kit import rag`` counts as ``kit.rag``), and ``importlib.import_module``
+    or ``__import__`` called with a string."""
     found, parts = set(), module_name(path, root).split(".")
     if path.name != "__init__.py":
         parts = parts[:-1]                          # the package the module is in
@@ -64,8 +72,17 @@ def imports(path: Path, root: Path) -> set[str]:
                 name = ".".join(base + ([node.module] if node.module else []))
             else:
                 name = node.module or ""
-            if name.split(".")[0] == "kit":
-                found.add(name)
+            if name.split(".")[0] != "kit":
+                continue
+            subs = [f"{name}.{a.name}" for a in node.names if is_module(f"{name}.{a.name}", root)]
+            found |= set(subs) if subs and len(subs) == len(node.names) else {name, *subs}
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                getattr(node.func, "id", "")
+            text = node.args[0].value
+            if called in ("import_module", "__import__") and isinstance(text, str) \
+                    and text.split(".")[0] == "kit":
+                found.add(text)
     return found
 
 
@@ -123,7 +140,13 @@ def test_every_import_in_kit_points_down_the_layers():
      "kit.memory.window (layer 2) imports kit.persistence (layer 3)"),
     ("from ..checks import CheckFailed\n",
      "kit.memory.window (layer 2) imports kit.checks (layer 5)"),
+    ("from kit import rag\n", "kit.memory.window (layer 2) imports kit.rag (layer 3)"),
+    ("import importlib\ndef late():\n    return importlib.import_module('kit.rag.chatbot')\n",
+     "kit.memory.window (layer 2) imports kit.rag.chatbot (layer 3)"),
+    ("def late():\n    return __import__('kit.persistence')\n",
+     "kit.memory.window (layer 2) imports kit.persistence (layer 3)"),
 ])
+
 def test_a_planted_back_edge_is_found(tmp_path, planted, expected):
     root = tmp_path / "kit"
     shutil.copytree(KIT, root, ignore=shutil.ignore_patterns("__pycache__", "data"))
@@ -143,3 +166,12 @@ def test_a_planted_cycle_and_an_unlisted_module_are_found(tmp_path):
     assert "kit.stray is in no layer: add it to LAYERS" in problems
     assert any(p.startswith("import cycle: ") and "kit.rag.citations" in p
                and "kit.rag.guardrail" in p for p in problems), problems
+
+
+def test_a_downward_from_kit_import_is_not_an_up_edge(tmp_path):
+    root = tmp_path / "kit"
+    shutil.copytree(KIT, root, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    window = root / "memory" / "window.py"
+    window.write_text(window.read_text(encoding="utf-8") + "\nfrom kit import tokens\n",
+                      encoding="utf-8")
+    assert layer_problems(root) == []

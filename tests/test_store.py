@@ -666,3 +666,22 @@ def test_a_store_meta_table_without_the_other_tables_is_refused_at_open(tmp_path
     raw.close()
     with pytest.raises(StoreError, match="half.db.*lacks the table.*messages, session_state"):
         TranscriptStore(half)
+
+
+def test_restore_refuses_a_session_measured_with_another_measure_of_the_same_unit():
+    from kit.tokens import approx_tokens
+    with TranscriptStore() as store:
+        saved = attach_store(TokenWindow(60, approx_tokens), store, "s")
+        for role, text in TURNS[:4]:
+            saved.add(role, text)
+        assert store.load_state("s")["measure"] == "approx_tokens"
+        fresh = TokenWindow(60)                                  # cl100k_tokens, also "tokens"
+        with pytest.raises(StoreError, match="measured with 'approx_tokens'; this memory "
+                                             "measures with 'cl100k_tokens'"):
+            restore(fresh, store, "s")
+        assert (fresh.added, fresh.turns, fresh.link) == (0, [], None)
+        assert restore(TokenWindow(60, approx_tokens), store, "s").turns == saved.turns
+        state = store.load_state("s")
+        del state["measure"]                                     # saved by an older kit
+        store.save_state("s", state)
+        assert restore(TokenWindow(60), store, "s").added == 4

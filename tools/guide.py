@@ -110,16 +110,29 @@ def mistakes_block() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _block_span(text: str) -> tuple[int, int]:
+    """Where the block's text starts and ends in guide `text`: between the only line that
+    is exactly BEGIN and the only line that is exactly END after it (a marker quoted in
+    prose, inside a line, does not count). ValueError naming what is wrong otherwise."""
+    lines = text.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
+    ends = [i for i, line in enumerate(lines) if line.strip() == END]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise ValueError(f"the guide needs exactly one line {BEGIN} and one line {END} after "
+                         f"it; it has {len(begins)} and {len(ends)}")
+    start = sum(len(line) for line in lines[:begins[0] + 1]) - 1   # the newline after BEGIN
+    end = sum(len(line) for line in lines[:ends[0]])
+    return start, end
+
+
 def guide_block(text: str) -> str:
-    """The text between the markers of guide `text`; ValueError if they are missing."""
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"the guide has no {BEGIN} ... {END} block")
-    return text[start + len(BEGIN):end]
+    """The text between the marker lines of guide `text` (see :func:`_block_span`)."""
+    start, end = _block_span(text)
+    return text[start:end]
 
 
 def _framed(block: str) -> str:
-    return "\n" + block + "\n"
+    return "\n" + block + "\n"         # from the newline after BEGIN to the line of END
 
 
 def write(path: Path = GUIDE) -> bool:
@@ -129,9 +142,8 @@ def write(path: Path = GUIDE) -> bool:
     new = _framed(mistakes_block())
     if old == new:
         return False
-    start = text.find(BEGIN) + len(BEGIN)
-    path.write_text(text[:start] + new + text[start + len(old):], encoding="utf-8",
-                    newline="\n")
+    start, end = _block_span(text)
+    path.write_text(text[:start] + new + text[end:], encoding="utf-8", newline="\n")
     return True
 
 

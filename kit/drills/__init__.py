@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import sys
 import textwrap
 import time
 from collections.abc import Callable
@@ -36,7 +37,8 @@ from pathlib import Path
 
 from kit.checks import CheckFailed, safe_text
 
-__all__ = ["CATEGORIES", "Drill", "Report", "drills", "get", "run", "check_drill",
+__all__ = ["CATEGORIES", "Drill", "Report", "drills", "get", "run", "candidate_report",
+           "check_drill",
            "start_drill", "load_answer", "elapsed_text"]
 
 CATEGORIES = ("correctness", "failure safety", "edge cases", "complexity")
@@ -110,11 +112,64 @@ class Report:
         return "\n".join(lines)
 
 
+_PRISTINE: dict[str, dict[str, int]] = {}   # kit module -> {global name: id}, first seen
+
+
+def _kit_globals() -> dict[str, dict[str, int]]:
+    """The identity of every global of every loaded ``kit`` module, and of each drill's
+    rubric functions: what an answer must not change to pass."""
+    seen = {name: {key: id(value) for key, value in vars(module).items()}
+            for name, module in list(sys.modules.items())
+            if module is not None and (name == "kit" or name.startswith("kit."))}
+    for drill in _DRILLS:
+        seen[f"rubric of {drill.name}"] = {k: id(v) for k, v in drill.rubric.items()}
+    return seen
+
+
+def _tampered() -> str:
+    """A kit global or rubric entry that changed since the drills were first loaded, or ""."""
+    now = _kit_globals()
+    for module, names in _PRISTINE.items():
+        for key, ident in names.items():
+            if now.get(module, {}).get(key, ident) != ident:
+                return f"{module}.{key}" if not module.startswith("rubric") else f"the {module}"
+    return ""
+
+
+def _kit_made(answer: object) -> str:
+    """The kit class or function the answer is (or inherits from), or "" (the registry of
+    wrong answers, ``kit.mistakes``, does not count: it is there to be checked)."""
+    kinds = answer.__mro__[:-1] if isinstance(answer, type) else (answer,)
+    for kind in kinds:
+        module = getattr(kind, "__module__", "") or ""
+        if (module == "kit" or module.startswith("kit.")) and not module.startswith("kit.mistakes"):
+            return f"{module}.{getattr(kind, '__qualname__', kind)}"
+    return ""
+
+
+def candidate_report(name: str, answer: object) -> Report:
+    """:func:`run` for a candidate's answer: every category fails when the answer is the
+    kit's own class or function, or builds on one (the drill is to write it)."""
+    drill, made = get(name), _kit_made(answer)
+    if made:
+        return Report(drill, tuple((c, False, f"your {drill.symbol} is (or builds on) the "
+                                              f"kit's own {made}: the drill is to write it")
+                                   for c in CATEGORIES if c in drill.rubric))
+    return run(name, answer)
+
+
+_DRILLS: list[Drill] = []
+
+
 def drills() -> list[Drill]:
     """Every drill (the ``DRILL`` of each module of this package), in notebook order."""
-    found = [getattr(importlib.import_module(f"{__name__}.{info.name}"), "DRILL", None)
-             for info in pkgutil.iter_modules(__path__)]
-    return sorted((d for d in found if isinstance(d, Drill)), key=lambda d: d.notebook)
+    if not _DRILLS:
+        found = [getattr(importlib.import_module(f"{__name__}.{info.name}"), "DRILL", None)
+                 for info in pkgutil.iter_modules(__path__)]
+        _DRILLS.extend(sorted((d for d in found if isinstance(d, Drill)),
+                              key=lambda d: d.notebook))
+        _PRISTINE.update(_kit_globals())
+    return list(_DRILLS)
 
 
 def get(name: str) -> Drill:
@@ -128,7 +183,9 @@ def get(name: str) -> Drill:
 def run(name: str, answer: object) -> Report:
     """Run every rubric category of drill ``name`` on ``answer`` (the candidate's class or
     function); a category passes when its check returns, fails with the check's hint (or
-    with "not written yet", or the error the candidate's code raised)."""
+    with "not written yet", or the error the candidate's code raised). Every category
+    fails when a global of a ``kit`` module or a rubric entry changed since the drills were
+    first loaded (an answer that patches its checker)."""
     drill = get(name)
     rows = []
     for category in CATEGORIES:
@@ -148,6 +205,10 @@ def run(name: str, answer: object) -> Report:
         else:
             rows.append((category, True, f"{cases} case{'s' * (cases != 1)}"
                                          if isinstance(cases, int) else ""))
+    changed = _tampered()
+    if changed:
+        rows = [(category, False, f"{changed} was changed while your answer ran: a check "
+                                  f"cannot be trusted after that") for category, _, _ in rows]
     return Report(drill, tuple(rows))
 
 
@@ -171,7 +232,7 @@ def check_drill(name: str, answer: object, started: float | None = None) -> Repo
     """Print the scored rubric of ``answer`` (and the time taken since ``started``);
     return the report. Raises :class:`~kit.checks.CheckFailed` after printing when a
     category failed, so a notebook's check cell shows it failed."""
-    report = run(name, answer)
+    report = candidate_report(name, answer)
     print(report.text())
     elapsed = elapsed_text(started)
     if elapsed:
@@ -186,15 +247,19 @@ def check_drill(name: str, answer: object, started: float | None = None) -> Repo
 def load_answer(name: str, path: str | Path) -> object:
     """Import the file ``path`` and return what it defines under the drill's symbol.
 
-    Raises FileNotFoundError for a missing file, ValueError naming the symbol when the
-    file does not define it; an error inside the file propagates.
+    Raises FileNotFoundError for a missing file, ValueError for a file that is not ``.py``
+    or does not define the symbol; an error inside the file propagates.
     """
     drill, path = get(name), Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no file {path}")
-    spec = importlib.util.spec_from_file_location(f"drill_answer_{drill.name.replace('-', '_')}",
-                                                  path)
+    if path.suffix != ".py":
+        raise ValueError(f"{path} is not a .py file: check a notebook's answer with its check "
+                         f"cell, or save the answer as a .py file")
+    module_name = f"drill_answer_{drill.name.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module          # dataclasses and pickling look it up there
     spec.loader.exec_module(module)
     if not hasattr(module, drill.symbol):
         raise ValueError(f"{path} defines no {drill.symbol}: the drill {drill.name} checks a "

@@ -65,8 +65,11 @@ def compact(summary: str, turns: Sequence[Message], keep_recent: int,
     ``(summary, recent)`` without calling the summariser. Else calls it once with
     ``build_summary_prompt(summary, old, prompt)`` (speakers written into the turns'
     text) and returns its reply unchecked, with ``recent``. Changes nothing; the
-    summariser's exception propagates.
+    summariser's exception propagates. Raises TypeError for a summariser that is not
+    callable, and what :func:`split_for_compaction` and :func:`build_summary_prompt` raise.
     """
+    if not callable(summariser):
+        raise TypeError(f"summariser must be callable str -> str, got {summariser!r:.60}")
     old, recent = split_for_compaction(turns, keep_recent)
     if not old:
         return summary, recent

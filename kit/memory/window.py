@@ -26,8 +26,10 @@ def fit_budget(sizes: list[int], budget: int) -> int:
 
     ``sizes``: item sizes, oldest first, in the budget's unit. Walks from the newest
     back and stops at the first that does not fit (the kept items are a contiguous
-    run at the end); a total equal to the budget fits. ``sizes`` is not changed.
+    run at the end); a total equal to the budget fits. ``sizes`` is not changed. Raises
+    TypeError/ValueError unless ``budget`` is an int >= 0.
     """
+    check_int("budget", budget, 0)
     total, count = 0, 0
     for size in reversed(sizes):
         if total + size > budget:
