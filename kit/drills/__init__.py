@@ -31,6 +31,7 @@ import pkgutil
 import sys
 import textwrap
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,9 +117,11 @@ _PRISTINE: dict[str, dict[str, int]] = {}   # kit module -> {global name: id}, f
 
 
 def _kit_globals() -> dict[str, dict[str, int]]:
-    """The identity of every global of every loaded ``kit`` module, and of each drill's
-    rubric functions: what an answer must not change to pass."""
-    seen = {name: {key: id(value) for key, value in vars(module).items()}
+    """The identity of every class, function and module that a loaded ``kit`` module holds
+    as a global, and of each drill's rubric functions: what an answer must not replace to
+    pass. (Data globals are left out: a module may fill a cache lazily.)"""
+    seen = {name: {key: id(value) for key, value in vars(module).items()
+                   if callable(value) or isinstance(value, types.ModuleType)}
             for name, module in list(sys.modules.items())
             if module is not None and (name == "kit" or name.startswith("kit."))}
     for drill in _DRILLS:
