@@ -8,7 +8,7 @@ import pytest
 
 import kit.drills as drills_module
 from kit.checks import CheckFailed, expect
-from kit.drills import CATEGORIES, Drill, Report, check_drill, elapsed_text, load_answer, run
+from kit.drills import CATEGORIES, Drill, check_drill, elapsed_text, load_answer, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
