@@ -17,29 +17,56 @@ api_key    ``KIT_LLM_API_KEY``, ``OPENAI_API_KEY`` (optional)        sent as ``A
 =========  ========================================================  ==================
 
 There is no default endpoint: nothing is sent anywhere you did not name. Only the
-standard library is used (``urllib.request``, ``json``). Importing this module and
-creating a model never touch the network; only a call does.
+standard library is used (``urllib.request``, ``http.client``, ``json``). Importing this
+module and creating a model never touch the network; only a call does.
+
+Against a hostile or broken server (each with a clear error, never a hang or a leak):
+
+- **No redirect is followed**, not even to the same host: a 3xx is a ModelAPIError naming
+  the status and the origin of its ``Location``, so the request and the key reach only
+  ``base_url``. Fix ``base_url`` to the address the server names.
+- **The key is never shown**: not in ``repr()``, not in any error (the key's value, and any
+  ``Authorization: ...`` or ``Bearer ...`` a server quotes, read ``***``). A key inside
+  the base URL (``http://user:KEY@host``) is refused with ModelConfigError: pass it as
+  ``api_key=`` or ``KIT_LLM_API_KEY`` instead.
+- **A deadline per call**: ``deadline`` seconds of wall clock for connect, request and
+  the whole reply (default twice ``timeout``: 60 s); each socket operation waits at most
+  ``min(timeout, time left)``, so a server trickling bytes is cut off. Name resolution
+  (DNS) and a TLS handshake are bounded per socket operation only.
+- **A cap on the reply**: at most ``max_reply_bytes`` (default 8 MiB) are read; a longer
+  reply (declared or not) is refused when the cap is passed. Error replies are read up
+  to 4 KiB.
+- The reply must be valid UTF-8 (else MalformedResponseError).
 
 Source: the OpenAI chat-completions API, which these servers implement.
 """
 from __future__ import annotations
 
+import functools
 import http.client
+import io
 import json
 import math
 import os
-import socket
+import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
 
+from kit.validation import check_int
+
 __all__ = ["OpenAICompatibleModel", "ModelConfigError", "ModelAPIError",
-           "MalformedResponseError", "configured", "ENV_BASE_URL", "ENV_MODEL", "ENV_API_KEY"]
+           "MalformedResponseError", "configured", "ENV_BASE_URL", "ENV_MODEL", "ENV_API_KEY",
+           "DEFAULT_MAX_REPLY_BYTES"]
 
 ENV_BASE_URL = ("KIT_LLM_BASE_URL", "OPENAI_BASE_URL")
 ENV_MODEL = ("KIT_LLM_MODEL",)
 ENV_API_KEY = ("KIT_LLM_API_KEY", "OPENAI_API_KEY")
+DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024     # a chat reply is kilobytes; 8 MiB is generous
+_ERROR_BODY_BYTES = 4096                      # of an error reply, enough to explain it
+_CHUNK = 64 * 1024
 
 
 class ModelConfigError(ValueError):
@@ -47,10 +74,11 @@ class ModelConfigError(ValueError):
 
 
 class ModelAPIError(RuntimeError):
-    """The endpoint answered with an HTTP error or could not be reached.
+    """The endpoint answered with an HTTP error or a redirect, a reply too large, or
+    could not be reached.
 
     ``status``: the HTTP status (None if there was no reply); ``body``: the start of the
-    reply body (at most 500 characters, "" if none).
+    reply body (at most 500 characters, "" if none), the key hidden.
     """
 
     def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
@@ -59,8 +87,8 @@ class ModelAPIError(RuntimeError):
 
 
 class MalformedResponseError(ModelAPIError):
-    """The reply is not JSON, or lacks ``choices[0].message.content`` as a str; the
-    message names the missing or wrong field."""
+    """The reply is not UTF-8, not JSON, or lacks ``choices[0].message.content`` as a
+    str; the message names the missing or wrong field."""
 
 
 def _from_env(names: Sequence[str], env: Mapping[str, str]) -> str | None:
@@ -80,17 +108,35 @@ def configured(env: Mapping[str, str] | None = None) -> bool:
     return True
 
 
+def _hide_userinfo(text: str) -> str:
+    """``text`` (a URL, or its repr) with a ``user:key@`` part shown as ``***@``."""
+    scheme = text.find("//")
+    start = 0 if scheme < 0 else scheme + 2
+    at = text.rfind("@", start)
+    return text if at < 0 else text[:start] + "***" + text[at:]
+
+
 def _check_base_url(base_url: object) -> str:
+    shown = repr(_hide_userinfo(base_url)) if isinstance(base_url, str) \
+        else _hide_userinfo(repr(base_url))         # a key in the URL is never shown
     if not isinstance(base_url, str):
         raise ModelConfigError(f"base_url must be a str, got {type(base_url).__name__}: "
-                               f"{base_url!r:.60}")
+                               f"{shown:.60}")
     if not base_url.startswith(("http://", "https://")):
-        raise ModelConfigError(f"base_url must start with http:// or https://, got {base_url!r}")
+        raise ModelConfigError(f"base_url must start with http:// or https://, got {shown}")
     if any(ch.isspace() or not ch.isprintable() for ch in base_url):
         raise ModelConfigError(f"base_url must not hold spaces or control characters, "
-                               f"got {base_url!r}")
-    if not urllib.parse.urlsplit(base_url).hostname:
-        raise ModelConfigError(f"base_url names no host, got {base_url!r}")
+                               f"got {shown}")
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        host = parts.hostname
+    except ValueError:                              # e.g. an unclosed [IPv6 address
+        host = None
+    if not host:
+        raise ModelConfigError(f"base_url names no host, got {shown}")
+    if "@" in parts.netloc:
+        raise ModelConfigError(f"base_url must not hold a user name or key (user:key@), got "
+                               f"{shown}: pass the key as api_key= or set KIT_LLM_API_KEY")
     return base_url
 
 
@@ -101,25 +147,203 @@ def _check_number(name: str, value: object, low: float, strict: bool) -> None:
                                f"{low}, got {value!r}")
 
 
+def _check_seconds(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 < value <= 1e9:                  # NaN fails too; sockets take <= 1e9
+        raise ModelConfigError(f"{name} must be a number of seconds > 0 (at most 1e9), "
+                               f"got {value!r}")
+    return value
+
+
+# --- hiding the key ----------------------------------------------------------------------
+
+_AUTHORIZATION = re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)[^\r\n\"']*")
+_BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s\"']+")
+
+
+def _redact(text: str, key: str | None) -> str:
+    """``text`` with ``key`` (as sent, JSON-escaped, slashes escaped, percent-encoded) and
+    the value of any ``Authorization: ...`` or ``Bearer ...`` shown as ``***``."""
+    if key:
+        escaped = json.dumps(key)[1:-1]
+        forms = {key, escaped, escaped.replace("/", "\\/"),
+                 urllib.parse.quote(key, safe=""), urllib.parse.quote_plus(key)}
+        for form in sorted(forms, key=len, reverse=True):
+            text = text.replace(form, "***")
+    return _BEARER.sub(r"\1***", _AUTHORIZATION.sub(r"\1***", text))
+
+
+# --- one call: a deadline over every socket operation, no redirects ----------------------
+
+class _Deadline:
+    """The wall-clock end of one call. ``socket_timeout()`` is what the next socket
+    operation may wait: ``min(timeout, time left)``; TimeoutError once none is left.
+    ``cut`` tells whether that wait was shortened by the deadline."""
+
+    def __init__(self, seconds: float, timeout: float) -> None:
+        self.end, self.timeout, self.cut = time.monotonic() + seconds, timeout, False
+
+    def socket_timeout(self) -> float:
+        left = self.end - time.monotonic()
+        self.cut = left <= self.timeout
+        if left <= 0:
+            raise TimeoutError("deadline passed")
+        return min(self.timeout, left)
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket's reading side (a ``SocketIO``) that arms the deadline before each read."""
+
+    def __init__(self, raw: io.RawIOBase, arm) -> None:
+        super().__init__()
+        self._raw, self._arm = raw, arm
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int | None:
+        self._arm()
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+
+class _DeadlineSocket:
+    """A connected socket whose every send and read waits at most what the deadline
+    leaves (http.client only sends with ``sendall`` and reads through ``makefile``)."""
+
+    def __init__(self, sock, deadline: _Deadline) -> None:
+        self._sock, self._deadline = sock, deadline
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)
+
+    def _arm(self) -> None:
+        self._sock.settimeout(self._deadline.socket_timeout())
+
+    def sendall(self, data, *args) -> None:
+        self._arm()
+        self._sock.sendall(data, *args)
+
+    def makefile(self, mode: str = "rb", *args, **kwargs) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self._sock.makefile("rb", buffering=0), self._arm))
+
+
+class _DeadlineConnection:
+    """Mixed into http.client's connections: connect within the deadline, then wrap."""
+
+    def __init__(self, *args, deadline: _Deadline, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+    def connect(self) -> None:
+        self.timeout = self.deadline.socket_timeout()    # TCP connect (and TLS handshake)
+        super().connect()
+        self.sock = _DeadlineSocket(self.sock, self.deadline)
+
+
+class _HTTPConnection(_DeadlineConnection, http.client.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_DeadlineConnection, http.client.HTTPSConnection):
+    pass
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def http_open(self, req):
+        return self.do_open(functools.partial(_HTTPConnection, deadline=self.deadline), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def https_open(self, req):
+        return self.do_open(functools.partial(_HTTPSConnection, deadline=self.deadline), req,
+                            context=self._context)
+
+
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows no redirect: a 3xx reaches ``chat`` as an HTTPError, and the key stays home."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    """urllib's usual opener (proxies from the environment included), but bounded by
+    ``deadline`` and following no redirect."""
+    return urllib.request.build_opener(_RefuseRedirects, _HTTPHandler(deadline),
+                                       _HTTPSHandler(deadline))
+
+
+def _read_capped(response, cap: int) -> bytes | None:
+    """The body of ``response``, read in chunks; None (reading stopped) as soon as it is
+    known to be longer than ``cap`` bytes, from its Content-Length or from what came.
+    Raises http.client.IncompleteRead for a body shorter than its Content-Length."""
+    if (response.length or 0) > cap:                  # http.client's Content-Length, left
+        return None
+    body = bytearray()
+    while len(body) <= cap:
+        chunk = response.read(min(_CHUNK, cap + 1 - len(body)))
+        if not chunk:
+            if response.length:                       # the connection closed early
+                raise http.client.IncompleteRead(bytes(body), response.length)
+            return bytes(body)
+        body += chunk
+    return None
+
+
+def _origin(url: str, location: str | None) -> str:
+    """``scheme://host[:port]`` of a redirect's Location (resolved against ``url``):
+    nothing of its path, query or user part."""
+    try:
+        parts = urllib.parse.urlsplit(urllib.parse.urljoin(url, location or ""))
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not location or not host:
+        return "an address it did not give" if not location else "an unreadable address"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{port}' if port else ''}"[:120]
+
+
 class OpenAICompatibleModel:
     """A chat-completions endpoint as a kit model, callable two ways:
 
     - ``model(system, user) -> str`` (a chat model: a system and a user message);
     - ``model(prompt) -> str`` (a prompt model: one user message).
 
-    ``timeout`` is in seconds; ``temperature`` is sent only when not None. Raises
-    ModelConfigError for a missing base URL or model name, a base URL that is not
-    http(s), names no host or holds spaces or control characters, a blank or non-str
-    model name, a timeout that is not a number of seconds in (0, 1e9], a temperature that is
-    not a finite number >= 0, or an api_key that is not printable ASCII (its value is
-    never shown). A call raises ModelAPIError (HTTP status and the start of the body,
-    why the endpoint could not be reached, or a reply cut off or not HTTP at all),
-    TimeoutError, or MalformedResponseError naming the missing field.
+    ``timeout`` is in seconds, what one socket operation may wait (connect, or the wait
+    for the next bytes of the reply); ``deadline`` the seconds one whole call may take
+    (default ``2 * timeout``); ``max_reply_bytes`` the largest reply read (default 8 MiB);
+    ``temperature`` is sent only when not None. Raises ModelConfigError for a missing base
+    URL or model name, a base URL that is not http(s), names no host, holds spaces,
+    control characters or a ``user:key@`` part, a blank or non-str model name, a timeout
+    or deadline that is not a number of seconds in (0, 1e9], a max_reply_bytes that is not
+    an int >= 1, a temperature that is not a finite number >= 0, or an api_key that is
+    not printable ASCII (a key's value is never shown, see the module docstring). A call
+    raises ModelAPIError (HTTP status and the start of the body, a redirect not followed,
+    a reply larger than max_reply_bytes, why the endpoint could not be reached, or a reply
+    cut off or not HTTP at all), TimeoutError (no bytes within ``timeout``, or the
+    deadline passed), or MalformedResponseError (not UTF-8, not JSON, or naming the
+    missing field).
     """
 
     def __init__(self, base_url: str | None = None, model: str | None = None,
                  api_key: str | None = None, timeout: float = 30,
-                 temperature: float | None = None, env: Mapping[str, str] | None = None) -> None:
+                 temperature: float | None = None, env: Mapping[str, str] | None = None, *,
+                 deadline: float | None = None,
+                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> None:
         env = os.environ if env is None else env
         base_url = base_url or _from_env(ENV_BASE_URL, env)
         model = model or _from_env(ENV_MODEL, env)
@@ -132,10 +356,12 @@ class OpenAICompatibleModel:
             raise ModelConfigError("no model name: pass model= or set KIT_LLM_MODEL, e.g. llama3.2")
         if not isinstance(model, str) or not model.strip():
             raise ModelConfigError(f"model must be a non-blank str, got {model!r:.60}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-                or not 0 < timeout <= 1e9:                # NaN fails too; sockets take <= 1e9
-            raise ModelConfigError(f"timeout must be a number of seconds > 0 (at most 1e9), "
-                                   f"got {timeout!r}")
+        timeout = _check_seconds("timeout", timeout)
+        deadline = 2 * timeout if deadline is None else _check_seconds("deadline", deadline)
+        try:
+            max_reply_bytes = check_int("max_reply_bytes", max_reply_bytes, 1)
+        except (TypeError, ValueError) as error:
+            raise ModelConfigError(str(error)) from None
         if temperature is not None:
             _check_number("temperature", temperature, 0, strict=False)
         api_key = api_key or _from_env(ENV_API_KEY, env)
@@ -147,6 +373,7 @@ class OpenAICompatibleModel:
                                    f"{len(api_key) if isinstance(api_key, str) else '?'}")
         self.base_url = base_url.rstrip("/")
         self.model, self.timeout, self.temperature = model, timeout, temperature
+        self.deadline, self.max_reply_bytes = deadline, max_reply_bytes
         self._api_key = api_key
         self.calls = 0
 
@@ -154,9 +381,13 @@ class OpenAICompatibleModel:
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
 
+    def _redact(self, text: str) -> str:
+        return _redact(text, self._api_key)
+
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"           # never show the key itself
-        return f"OpenAICompatibleModel(url={self.url!r}, model={self.model!r}, api_key={key})"
+        return self._redact(f"OpenAICompatibleModel(url={self.url!r}, model={self.model!r}, "
+                            f"api_key={key})")
 
     def __call__(self, *args: str) -> str:
         if len(args) not in (1, 2) or not all(isinstance(a, str) for a in args):
@@ -187,45 +418,90 @@ class OpenAICompatibleModel:
         request = urllib.request.Request(self.url, data=json.dumps(body).encode(),
                                          headers=headers, method="POST")
         self.calls += 1
+        status, raw = self._send(request)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                status, raw = response.status, response.read().decode("utf-8", errors="replace")
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise self._malformed(f"not valid UTF-8 (byte {error.start})", status,
+                                  raw.decode("utf-8", errors="replace")) from None
+        try:
+            return _content(text)
+        except ValueError as error:
+            raise self._malformed(str(error), status, text) from None
+
+    def _send(self, request: urllib.request.Request) -> tuple[int, bytes]:
+        """(status, body) of a 2xx reply, within the deadline and the size cap; every
+        other outcome raises, its text redacted."""
+        url, deadline = self._redact(self.url), _Deadline(self.deadline, self.timeout)
+        try:
+            with _opener(deadline).open(request) as response:
+                raw = _read_capped(response, self.max_reply_bytes)
+                if raw is None:
+                    raise ModelAPIError(f"the reply from {url} is larger than max_reply_bytes="
+                                        f"{self.max_reply_bytes} bytes; stopped reading",
+                                        response.status)
+                return response.status, raw
         except urllib.error.HTTPError as error:
-            text = error.read().decode("utf-8", errors="replace")[:500]
-            raise ModelAPIError(f"{self.url} answered HTTP {error.code}: {text[:200]!r}",
-                                error.code, text) from None
-        except (TimeoutError, socket.timeout) as error:
-            raise TimeoutError(f"no reply from {self.url} within {self.timeout} s") from error
+            raise self._http_error(error) from None
+        except TimeoutError:
+            raise self._timeout(deadline) from None
         except urllib.error.URLError as error:
-            if isinstance(error.reason, (TimeoutError, socket.timeout)):
-                raise TimeoutError(f"no reply from {self.url} within {self.timeout} s") from error
-            raise ModelAPIError(f"could not reach {self.url}: {error.reason}") from error
+            if isinstance(error.reason, TimeoutError):
+                raise self._timeout(deadline) from None
+            raise ModelAPIError(f"could not reach {url}: "
+                                f"{self._redact(str(error.reason))}") from error
         except (http.client.HTTPException, OSError) as error:   # garbage, cut-off reply
-            raise ModelAPIError(f"broken reply from {self.url}: {type(error).__name__}: "
-                                f"{str(error)[:200]}") from error
-        return _content(raw, self.url, status)
+            raise ModelAPIError(f"broken reply from {url}: {type(error).__name__}: "
+                                f"{self._redact(str(error))[:200]}") from None
+
+    def _http_error(self, error: urllib.error.HTTPError) -> ModelAPIError:
+        """The ModelAPIError of an HTTP error or a redirect (read 4 KiB of its body at most)."""
+        try:
+            raw = error.read(_ERROR_BODY_BYTES)
+        except (http.client.HTTPException, OSError):      # cut off, or past the deadline
+            raw = b""
+        finally:
+            error.close()
+        text, url = self._redact(raw.decode("utf-8", errors="replace")), self._redact(self.url)
+        if 300 <= error.code < 400:
+            where = self._redact(_origin(self.url, error.headers.get("Location")))
+            return ModelAPIError(f"{url} answered HTTP {error.code}, a redirect to {where}: "
+                                 "not followed (the request and its key go only to base_url; "
+                                 "fix base_url)", error.code, text[:500])
+        return ModelAPIError(f"{url} answered HTTP {error.code}: {text[:200]!r}",
+                             error.code, text[:500])
+
+    def _timeout(self, deadline: _Deadline) -> TimeoutError:
+        url = self._redact(self.url)
+        if deadline.cut:
+            return TimeoutError(f"the call to {url} passed its deadline of {self.deadline} s "
+                                "(connect, request and the whole reply; see deadline=)")
+        return TimeoutError(f"no reply from {url} within {self.timeout} s")
+
+    def _malformed(self, what: str, status: int, text: str) -> MalformedResponseError:
+        shown = self._redact(text)
+        return MalformedResponseError(f"malformed reply from {self._redact(self.url)}: "
+                                      f"{self._redact(what)}; body began {shown[:200]!r}",
+                                      status, shown[:500])
 
 
-def _content(raw: str, url: str, status: int) -> str:
-    """``choices[0].message.content`` of a reply body, or MalformedResponseError."""
-    def bad(what: str) -> MalformedResponseError:
-        return MalformedResponseError(f"malformed reply from {url}: {what}; body began {raw[:200]!r}",
-                                      status, raw[:500])
+def _content(text: str) -> str:
+    """``choices[0].message.content`` of a reply body; ValueError saying what is wrong."""
     try:
-        data = json.loads(raw)
-    except ValueError:
-        raise bad("not JSON") from None
+        data = json.loads(text)
     except RecursionError:
-        raise bad("JSON nested too deep to read") from None
+        raise ValueError("JSON nested too deep to read") from None
+    except ValueError:
+        raise ValueError("not JSON") from None
     if not isinstance(data, dict):
-        raise bad(f"expected a JSON object, got {type(data).__name__}")
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices:
-        raise bad("missing field 'choices' (a non-empty list)")
+        raise ValueError("missing field 'choices' (a non-empty list)")
     message = choices[0].get("message") if isinstance(choices[0], dict) else None
     if not isinstance(message, dict):
-        raise bad("missing field 'choices[0].message'")
+        raise ValueError("missing field 'choices[0].message'")
     content = message.get("content")
     if not isinstance(content, str):
-        raise bad(f"missing field 'choices[0].message.content' (a str, got {content!r:.40})")
+        raise ValueError(f"missing field 'choices[0].message.content' (a str, got {content!r:.40})")
     return content

@@ -4,9 +4,15 @@ allows loopback, and nothing else."""
 import importlib.util
 import json
 import re
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
+import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -248,9 +254,14 @@ def test_import_and_construction_do_not_touch_the_network(monkeypatch):
 @pytest.fixture
 def raw_reply():
     """A 127.0.0.1 server that answers every request with fixed raw bytes (no HTTP
-    library: garbage, a cut-off body, a broken chunked encoding) and closes."""
+    library: garbage, a cut-off body, a broken chunked encoding) and closes.
+
+    ``raw_reply(payload, **model_args)`` returns a model for it; ``payload`` is bytes,
+    or a function ``write(conn, head, stop)`` for replies made from the request head or
+    sent over time (it returns once the client is gone or ``stop`` is set).
+    ``raw_reply.requests`` holds each request's head (bytes)."""
     listener = socket.create_server(("127.0.0.1", 0))
-    replies = []
+    replies, stop = [], threading.Event()
 
     def serve():
         while True:
@@ -259,21 +270,28 @@ def raw_reply():
             except OSError:
                 return
             with conn, conn.makefile("rb") as request:    # read the whole request first
-                length = 0
+                length, head = 0, b""
                 for line in iter(request.readline, b"\r\n"):
+                    head += line
                     if line.lower().startswith(b"content-length:"):
                         length = int(line.split(b":")[1])
                 request.read(length)
-                conn.sendall(replies[0])
+                model.requests.append(head)
+                try:
+                    conn.sendall(replies[0]) if isinstance(replies[0], bytes) else replies[0](conn, head, stop)
+                except OSError:                           # the client gave up
+                    pass
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
 
-    def model(payload):
+    def model(payload, **kwargs):
         replies[:] = [payload]
         return OpenAICompatibleModel(f"http://127.0.0.1:{listener.getsockname()[1]}/v1",
-                                     "m", env={}, timeout=5)
+                                     "m", **{"env": {}, "timeout": 5, **kwargs})
+    model.requests, model.port = [], listener.getsockname()[1]
     yield model
+    stop.set()
     listener.shutdown(socket.SHUT_RDWR)        # wakes the accept() above (Linux)
     listener.close()
     thread.join()
@@ -335,3 +353,338 @@ def test_chat_checks_the_messages_before_sending(server, messages, match):
     with pytest.raises(TypeError, match=match):
         model.chat(messages)
     assert server.requests == [] and model.calls == 0
+
+
+# --- hostile servers (issue 10): redirects, keys, deadline, size cap, UTF-8 -------------
+
+def everything_shown(error):
+    """The text a user can see of an error: str(), the body, and each exception a
+    traceback would print with it (the cause, or a context not suppressed)."""
+    texts = []
+    while error is not None:
+        texts += [str(error), getattr(error, "body", "")]
+        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    return "\n".join(texts)
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """Another origin: records every request, whatever its method, and answers 200."""
+
+    def record(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.requests.append({"method": self.command, "headers": dict(self.headers),
+                                     "body": body})
+        payload = json.dumps(completion("from the other host")).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_HEAD = record
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def elsewhere():
+    """A recording server on another port of 127.0.0.1: another origin."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    httpd.requests, httpd.origin = [], f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+def redirect(status, location):
+    return (b"HTTP/1.1 %d Moved\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n"
+            % (status, location.encode()))
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_to_another_origin_is_refused_and_sends_it_nothing(raw_reply, elsewhere, status):
+    model = raw_reply(redirect(status, elsewhere.origin + "/v1/chat/completions"), api_key=KEY)
+    with pytest.raises(ModelAPIError, match=f"answered HTTP {status}, a redirect to "
+                                            f"{re.escape(elsewhere.origin)}: not followed") as error:
+        model("hi")
+    assert elsewhere.requests == [] and error.value.status == status
+    assert KEY not in everything_shown(error.value)
+
+
+def test_a_same_origin_redirect_is_refused_too(raw_reply):
+    model = raw_reply(redirect(307, "/v2/chat/completions"), api_key=KEY)
+    with pytest.raises(ModelAPIError, match=f"a redirect to http://127.0.0.1:{raw_reply.port}: "
+                                            "not followed"):
+        model("hi")
+    assert len(raw_reply.requests) == 1                   # asked once, not followed
+
+
+def test_a_redirect_names_only_the_origin_of_its_location(raw_reply):
+    model = raw_reply(redirect(302, f"http://user:{KEY}@other.example:8443/path?token={KEY}"),
+                      api_key=KEY)
+    with pytest.raises(ModelAPIError, match="a redirect to http://other.example:8443: ") as error:
+        model("hi")
+    assert KEY not in everything_shown(error.value) and "path" not in str(error.value)
+
+
+@pytest.mark.parametrize("base_url, message", [
+    ("http://user:sk-secret-9@127.0.0.1:9/v1", "must not hold a user name or key"),
+    ("https://:sk-secret-9@api.example.com/v1", "must not hold a user name or key"),
+    ("user:sk-secret-9@h/v1", "must start with http:// or https://, got '***@h/v1'"),
+    ("http://user:sk-secret-9@h/ v1", "must not hold spaces or control characters"),
+    (b"http://user:sk-secret-9@h/v1", "base_url must be a str, got bytes"),
+])
+def test_a_key_in_the_base_url_is_refused_and_never_shown(base_url, message):
+    with pytest.raises(ModelConfigError, match=re.escape(message)) as error:
+        OpenAICompatibleModel(base_url, "m", env={})
+    assert "sk-secret-9" not in everything_shown(error.value)
+    if isinstance(base_url, str):                         # the same from the environment
+        with pytest.raises(ModelConfigError, match=re.escape(message)) as error:
+            OpenAICompatibleModel(env={"KIT_LLM_BASE_URL": base_url, "KIT_LLM_MODEL": "m"})
+        assert "sk-secret-9" not in everything_shown(error.value)
+
+
+def echo_with(status, then=b""):
+    """A reply with ``status`` whose body quotes the request head (so the key), then
+    an upstream's own Authorization header, then ``then``."""
+    def write(conn, head, stop):
+        body = (b"you sent:\r\n" + head + b"upstream said: Authorization: Bearer up-secret-77\r\n"
+                + then)
+        conn.sendall(b"HTTP/1.1 %d Echo\r\nContent-Length: %d\r\n\r\n%s" % (status, len(body), body))
+    return write
+
+
+def echo_in_status_line(conn, head, stop):
+    line = next(x for x in head.split(b"\r\n") if x.lower().startswith(b"authorization"))
+    conn.sendall(line + b"\r\n\r\n")                      # not HTTP: a BadStatusLine
+
+
+def echo_in_content(conn, head, stop):
+    line = next(x for x in head.split(b"\r\n") if x.lower().startswith(b"authorization"))
+    body = json.dumps(completion({"you sent": line.decode()})).encode()
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+
+
+@pytest.mark.parametrize("given", ["argument", "environment"])
+@pytest.mark.parametrize("reply, error_type, says", [
+    (echo_with(401), ModelAPIError, "answered HTTP 401"),
+    (echo_with(500), ModelAPIError, "answered HTTP 500"),
+    (echo_with(200), MalformedResponseError, "not JSON"),
+    (echo_in_status_line, ModelAPIError, "broken reply from .*: BadStatusLine: Authorization: ***"),
+    (echo_in_content, MalformedResponseError, "missing field 'choices[0].message.content'"),
+])
+def test_a_server_echoing_the_request_never_gets_the_key_shown(raw_reply, given, reply,
+                                                               error_type, says):
+    source = {"api_key": KEY} if given == "argument" else {"env": {"KIT_LLM_API_KEY": KEY}}
+    model = raw_reply(reply, **source)
+    with pytest.raises(error_type, match=re.escape(says).replace(r"\.\*", ".*")) as error:
+        model("hi")
+    assert f"Bearer {KEY}".encode() in raw_reply.requests[0]
+    shown = everything_shown(error.value)
+    assert KEY not in shown and "up-secret-77" not in shown and KEY not in repr(model)
+    if reply not in (echo_in_status_line, echo_in_content):
+        assert "you sent:" in error.value.body and "Authorization: ***" in error.value.body
+
+
+ODD_KEY = 'sk-a/b+c"d=e'
+
+
+@pytest.mark.parametrize("form", [
+    ODD_KEY, json.dumps(ODD_KEY)[1:-1],                       # as sent, JSON-escaped
+    json.dumps(ODD_KEY)[1:-1].replace("/", "\\/"),            # JSON with \/ (PHP)
+    urllib.parse.quote(ODD_KEY, safe=""), urllib.parse.quote_plus(ODD_KEY),
+])
+def test_the_key_is_hidden_in_the_forms_a_server_quotes_it(raw_reply, form):
+    body = f"invalid key {form} for this project".encode()
+    model = raw_reply(b"HTTP/1.1 403 Forbidden\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+                      api_key=ODD_KEY)
+    with pytest.raises(ModelAPIError, match=re.escape("invalid key *** for this project")) as error:
+        model("hi")
+    assert form not in everything_shown(error.value)
+
+
+def trickle(head, interval=0.05, count=400):
+    """A reply that sends ``head``, then one more byte every ``interval`` seconds."""
+    def write(conn, request_head, stop):
+        conn.sendall(head)
+        for _ in range(count):
+            if stop.wait(interval):
+                return
+            conn.sendall(b" ")
+    return write
+
+
+@pytest.mark.parametrize("head", [
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nX-Slow: ",                       # the headers never end
+], ids=["body", "headers"])
+def test_a_trickling_server_is_cut_off_at_the_deadline(raw_reply, head):
+    model = raw_reply(trickle(head), timeout=5, deadline=1)   # each byte well within timeout
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match=re.escape(
+            f"the call to http://127.0.0.1:{raw_reply.port}/v1/chat/completions passed its "
+            "deadline of 1 s")):
+        model("hi")
+    assert time.monotonic() - start < 1 + 5               # a bound, not a speed target
+
+
+def stream(head, total=50_000_000, chunked=False):
+    """A reply that sends ``head``, then ``total`` bytes of body in 1 MB blocks (or until
+    the client goes away); ``sent`` gets the bytes it could send, ``done`` is set then."""
+    sent, done = [], threading.Event()
+
+    def write(conn, request_head, stop):
+        block, count = b"0" * 1_000_000, 0
+        try:
+            conn.sendall(head)
+            while count < total and not stop.is_set():
+                conn.sendall(b"%x\r\n%s\r\n" % (len(block), block) if chunked else block)
+                count += len(block)
+            conn.sendall(b"0\r\n\r\n" if chunked else b"")
+        finally:
+            sent.append(count)
+            done.set()
+    write.sent, write.done = sent, done
+    return write
+
+
+@pytest.mark.parametrize("head, chunked", [
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 50000000\r\n\r\n", False),
+    (b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", False),           # read until close
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", True),
+], ids=["declared", "until-close", "chunked"])
+def test_an_oversized_reply_is_refused_without_reading_it_all(raw_reply, head, chunked):
+    reply = stream(head, chunked=chunked)
+    model = raw_reply(reply, max_reply_bytes=100_000)
+    with pytest.raises(ModelAPIError, match=re.escape(
+            "is larger than max_reply_bytes=100000 bytes; stopped reading")) as error:
+        model("hi")
+    assert error.value.status == 200
+    assert reply.done.wait(30) and reply.sent[0] < 25_000_000   # socket buffers, not 50 MB
+
+
+def test_a_huge_error_body_is_read_only_in_part(raw_reply):
+    reply = stream(b"HTTP/1.1 500 Oops\r\nContent-Length: 50000000\r\n\r\n")
+    with pytest.raises(ModelAPIError, match="answered HTTP 500: '000") as error:
+        raw_reply(reply)("hi")
+    assert error.value.status == 500 and error.value.body == "0" * 500
+    assert reply.done.wait(30) and reply.sent[0] < 25_000_000
+
+
+def test_a_reply_at_the_cap_is_read(raw_reply):
+    body = json.dumps(completion("fits")).encode()
+    model = raw_reply(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+                      max_reply_bytes=len(body))
+    assert model("hi") == "fits"
+
+
+def test_invalid_utf8_is_a_malformed_reply(raw_reply):
+    body = b'{"choices": [{"message": {"role": "assistant", "content": "caf\xe9"}}]}'
+    model = raw_reply(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    with pytest.raises(MalformedResponseError, match=r"not valid UTF-8 \(byte 62\)") as error:
+        model("hi")
+    assert error.value.status == 200 and "caf\ufffd" in error.value.body
+
+
+def test_deadline_and_cap_defaults():
+    model = OpenAICompatibleModel("http://h/v1", "m", env={})
+    assert (model.timeout, model.deadline, model.max_reply_bytes) == (30, 60, 8 * 1024 * 1024)
+    assert OpenAICompatibleModel("http://h/v1", "m", env={}, timeout=100).deadline == 200
+    assert OpenAICompatibleModel("http://h/v1", "m", env={}, timeout=100, deadline=5).deadline == 5
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"deadline": 0}, "deadline must be a number of seconds > 0 (at most 1e9), got 0"),
+    ({"deadline": float("nan")}, "deadline must be a number of seconds > 0 (at most 1e9), got nan"),
+    ({"deadline": "60"}, "deadline must be a number of seconds > 0 (at most 1e9), got '60'"),
+    ({"max_reply_bytes": 0}, "max_reply_bytes must be >= 1, got 0"),
+    ({"max_reply_bytes": 1.5}, "max_reply_bytes must be an int, got float: 1.5"),
+    ({"max_reply_bytes": True}, "max_reply_bytes must be an int, got bool: True"),
+])
+def test_bad_deadline_or_cap_is_a_configuration_error(kwargs, message):
+    with pytest.raises(ModelConfigError, match=re.escape(message)):
+        OpenAICompatibleModel("http://h/v1", "m", env={}, **kwargs)
+
+
+@pytest.fixture
+def tls_server(tmp_path, monkeypatch):
+    """The raw server's idea over TLS: a self-signed certificate for 127.0.0.1, which
+    the client trusts through SSL_CERT_FILE. ``tls_server(write)`` gives a model."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a test certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    writers, stop = [], threading.Event()
+
+    def serve():
+        while True:
+            try:
+                raw, _ = listener.accept()
+                conn = context.wrap_socket(raw, server_side=True)
+            except OSError:
+                return
+            with conn, conn.makefile("rb") as request:
+                length, head = 0, b""
+                for line in iter(request.readline, b"\r\n"):
+                    head += line
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                request.read(length)
+                try:
+                    writers[0](conn, head, stop)
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    def model(write, **kwargs):
+        writers[:] = [write]
+        return OpenAICompatibleModel(f"https://127.0.0.1:{listener.getsockname()[1]}/v1",
+                                     "m", KEY, env={}, **kwargs)
+    yield model
+    stop.set()
+    listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
+    thread.join()
+
+
+def test_https_works_and_keeps_the_deadline(tls_server):
+    def answer(conn, head, stop):
+        body = json.dumps(completion("over TLS")).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    assert tls_server(answer)("hi") == "over TLS"
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 400\r\n\r\n"
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match="passed its deadline of 1 s"):
+        tls_server(trickle(head), timeout=5, deadline=1)("hi")
+    assert time.monotonic() - start < 1 + 5
+
+
+def test_the_hostile_server_benchmark_finds_nothing_sent_and_every_call_bounded():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "reliability_http.py"
+    spec = importlib.util.spec_from_file_location("reliability_http", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.scenarios()
+    assert all(set(row) == {"scenario", "outcome", "credentials_sent_off_origin", "bounded",
+                            "seconds"} for row in rows)
+    outcomes = {row["scenario"]: row["outcome"] for row in rows}
+    assert outcomes["normal server"] == "answered"
+    assert {row["credentials_sent_off_origin"] for row in rows} == {0}
+    assert all(row["bounded"] for row in rows), rows
+    assert all("key shown" not in row["outcome"] for row in rows), rows
+    assert outcomes["trickle, 1 byte/s, deadline 2 s"] == "TimeoutError: deadline passed"
+    assert outcomes["200 MB claimed body"] == "ModelAPIError: reply too large"
+    assert outcomes["invalid UTF-8"] == "MalformedResponseError: not valid UTF-8"
+    assert outcomes["redirect 302 off-origin"].startswith("ModelAPIError: redirect refused")
