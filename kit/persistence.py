@@ -10,7 +10,7 @@ rebuilds a freshly constructed memory from the two.
 
     with TranscriptStore("chat.db") as store:
         memory = SummaryMemory(summariser, budget=200)
-        attach_store(memory, store, "alice")       # or memory.attach(store, "alice")
+        attach_store(memory, store, "alice")
         memory.add("user", "my order is 88412")
     # ... a new process:
     with TranscriptStore("chat.db") as store:
@@ -19,8 +19,14 @@ rebuilds a freshly constructed memory from the two.
 A memory with more to rebuild than turns and a summary (the search index of
 :class:`kit.memory.recall.RecallMemory`) has a ``restoring(store, session_id)`` method:
 :func:`restore` calls it before committing anything (it may fail, changing nothing) and
-calls the function it returns after the commit. Everything here is also importable from
-:mod:`kit.store`.
+calls the function it returns after the commit.
+
+What is durable when ``add`` returns: the message, always (it is committed to the file
+before compaction runs, and a SIGKILL right after ``add`` returns cannot lose it). If
+it cannot be written, ``add`` raises :class:`~kit.store.StoreError` naming the path and
+the session, and the memory is as it was before the call. The state (the summary) is
+saved after the add; if that save fails, ``add`` still returns, the next add saves the
+whole state, and a restore in between brings the newer messages back verbatim.
 """
 from __future__ import annotations
 
@@ -88,6 +94,8 @@ def memory_state(memory) -> dict:
              "turns": _runs([m.number for m in memory.turns])}
     if measure_name(memory.measure):
         state["measure"] = measure_name(memory.measure)
+    if getattr(memory, "count", "text") != "text":        # older states: always "text"
+        state["count"] = memory.count
     for name in SUMMARY_FIELDS:
         if hasattr(memory, name):
             value = getattr(memory, name)
@@ -146,39 +154,57 @@ class SessionLink:
     """Connects one memory to one session of a :class:`TranscriptStore`.
 
     The memory calls :meth:`message_added` right after a message joins its turns
-    (before any compaction: the transcript is written ahead) and :meth:`save` when
-    the add is over (also after a failed compaction: the message was kept). A write
-    that fails never costs the memory its turn and never fails the add: the message
-    stays in memory, waits in ``unsaved`` and is written, in order, at the next add
-    (or :meth:`sync`, which raises if it still fails); the add's trace note says so,
-    and ``last_error`` keeps the failure until everything is written again.
+    (before any compaction: the transcript is written ahead) and :meth:`save` when the
+    add is over (also after a failed compaction: the message was kept).
+
+    An add either commits or raises: when ``add`` returns, the message is on disk. If
+    it cannot be written (the file locked past the store's ``timeout``, damaged,
+    closed, or another writer already stored that number), :meth:`message_added` takes
+    the message back out of the memory and raises :class:`StoreError` naming the path
+    and the session: the add is refused, the memory is as it was (turns, size, trace),
+    and the caller may retry it. A state that cannot be saved does not fail the add
+    (the message is on disk, and :func:`restore` brings back messages stored after the
+    last state as verbatim turns): :meth:`save` records it in ``state_saved`` and
+    ``last_error``, the next save writes the whole state, and :meth:`sync` raises.
+    ``unsaved`` stays empty (no message is ever kept in memory only).
     """
 
     def __init__(self, memory, store: TranscriptStore, session_id: str) -> None:
         self.memory, self.store, self.session_id = memory, store, session_id
-        self.unsaved: list[Message] = []     # turns not yet written, oldest first
+        self.unsaved: list[Message] = []     # always empty: a message not written is refused
         self.state_saved = True
         self.last_error: Exception | None = None
         self._lock = threading.RLock()
 
     def message_added(self, message: Message) -> str:
-        """Write ``message`` after any earlier unsaved ones; return a trace note ("" if
-        everything is written)."""
-        with self._lock:
-            self.unsaved.append(message)
-            return self._write_unsaved()
+        """Write ``message`` (committed when this returns); return a trace note ("").
 
-    def _write_unsaved(self) -> str:
-        while self.unsaved:
+        Raises :class:`StoreError` naming the path, the session and the message if it
+        cannot be written, after taking it back out of the memory (:meth:`_undo`)."""
+        with self._lock:
             try:
-                self.store.append(self.session_id, self.unsaved[0])
-            except Exception as exc:         # kept in memory; retried at the next add
+                self.store.append(self.session_id, message)
+            except BaseException as exc:
+                self._undo(message)
+                if not isinstance(exc, Exception):        # KeyboardInterrupt, SystemExit
+                    raise
                 self.last_error = exc
-                numbers = ", ".join(str(m.number) for m in self.unsaved)
-                return (f"transcript write failed ({type(exc).__name__}: {exc}); message "
-                        f"{numbers} kept in memory, to be written at the next add")
-            self.unsaved.pop(0)
-        return ""
+                where = (str(exc) if isinstance(exc, StoreError) else
+                         f"session {self.session_id!r} in {self.store.path!r}: message "
+                         f"{message.number} was not written ({type(exc).__name__}: {exc})")
+                raise StoreError(f"{where}; the add was refused and the memory is "
+                                 f"unchanged") from exc
+            return ""
+
+    def _undo(self, message: Message) -> None:
+        """Take back what :meth:`kit.memory.base.Memory.add` did before it called
+        :meth:`message_added`: the turn, its size and its number."""
+        memory = self.memory
+        if memory.turns and memory.turns[-1] is message:
+            memory.turns.pop()
+            memory.turn_tokens -= message.tokens
+        if memory.added == message.number:
+            memory.added -= 1
 
     def save(self) -> None:
         """Save the memory's state (:func:`memory_state`) and its ``settings`` (see
@@ -191,25 +217,20 @@ class SessionLink:
             except Exception as exc:
                 self.last_error, self.state_saved = exc, False
             else:
-                self.state_saved = True
-                if not self.unsaved:
-                    self.last_error = None   # everything is written again
+                self.state_saved, self.last_error = True, None
 
     def sync(self) -> None:
-        """Retry unsaved messages and the state; raise :class:`StoreError` (the last
-        failure as its cause) if something is still not written."""
+        """Save the state again; raise :class:`StoreError` (the failure as its cause)
+        if it still cannot be written."""
         with self._lock:
-            self._write_unsaved()
             self.save()
-            if self.unsaved or not self.state_saved:
+            if not self.state_saved:
                 raise StoreError(f"session {self.session_id!r} in {self.store.path!r}: "
-                                 f"{len(self.unsaved)} message(s) unsaved, state "
-                                 f"{'saved' if self.state_saved else 'unsaved'}"
+                                 f"the state is unsaved (every message is stored)"
                                  ) from self.last_error
 
     def __repr__(self) -> str:
-        return (f"SessionLink({self.session_id!r}, {self.store!r}, "
-                f"unsaved={len(self.unsaved)}, state_saved={self.state_saved})")
+        return f"SessionLink({self.session_id!r}, {self.store!r}, state_saved={self.state_saved})"
 
 
 def _check_fresh(memory, store, verb: str) -> None:
@@ -274,9 +295,11 @@ def restore(memory, store: TranscriptStore, session_id: str):
     as verbatim turns: kept, not yet compacted. An unknown session gives an empty,
     attached memory. Raises ValueError for a used memory, :class:`StoreError` naming
     the first mismatch if the state belongs to another kind of memory, unit, measure
-    (when both are named; a state saved by an older kit has none) or setting, naming the field if the saved state is damaged (wrong types, runs out of
-    order or past ``added``), or naming the messages if verbatim turns are missing from
-    the transcript; the memory is then unchanged.
+    (when both are named; a state saved by an older kit has none) or setting, naming
+    the field if the saved state is damaged (wrong types, runs out of order or past
+    ``added``), naming the messages if verbatim turns are missing from the transcript,
+    or naming the path and the session if the store cannot be read (a damaged row or
+    page, a lock held past its ``timeout``); the memory is then unchanged.
     """
     check_session(session_id)
     _check_fresh(memory, store, "restore")
@@ -296,6 +319,11 @@ def restore(memory, store: TranscriptStore, session_id: str):
         raise StoreError(f"session {session_id!r} in {store.path!r} was measured with "
                          f"{saved!r}; this memory measures with {mine!r} (pass measure= the "
                          f"same, or rebuild the session from its transcript)")
+    saved, mine = state.get("count", "text"), getattr(memory, "count", "text")
+    if saved != mine:                                    # sizes would mix two rules
+        raise StoreError(f"session {session_id!r} in {store.path!r} was sized with "
+                         f"count={saved!r}; this memory counts with count={mine!r} (pass "
+                         f"count={saved!r})")
     _check_settings(state.get("settings"), memory.settings(), session_id, store)
     runs = state["turns"]
     stored = store.turns(session_id, first=runs[0][0] if runs else state["added"] + 1)

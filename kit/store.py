@@ -22,24 +22,50 @@ One file, the standard library's :mod:`sqlite3`, parameterised queries only, the
 default rollback journal (no ``-wal`` side files). One connection with
 ``check_same_thread=False`` and a lock, so a background compaction thread can write.
 
-Schema version 2 added the ``speaker`` and ``when_text`` columns. A version-1 file is
-migrated when it is opened (the two columns are added, empty for the old rows, in one
-transaction); a newer version is refused.
+What a store promises:
+
+- **A write that returns is on disk.** Each :meth:`~TranscriptStore.append` and
+  :meth:`~TranscriptStore.save_state` is one committed transaction (SQLite's default
+  ``synchronous=FULL``): it survives a SIGKILL of the process. A write that cannot be
+  made raises :class:`StoreError`, after waiting at most ``timeout`` seconds (default
+  5) for a lock another connection holds; nothing is written then.
+- **A damaged file is never a new store.** A path that does not exist becomes a new
+  store (built under a temporary name beside it and linked into place, so no other
+  process sees it half-made). An existing file is opened only if it is a whole
+  transcript store: a file of 0 bytes, a truncated one, one whose pages fail SQLite's
+  ``quick_check`` (it reads the whole file once at open: about 40 ms for 30 MB), or
+  one without the store's tables is refused with a :class:`StoreError` naming the
+  path. Damage met later (a
+  file changed while open, a row that cannot be a message) is a :class:`StoreError`
+  naming the path and the session; every ``sqlite3.DatabaseError`` of a store
+  operation is wrapped so. (SQLite keeps no checksums: bytes changed inside a text
+  that leave the structure whole are not detected.)
+- **Every file carries its schema version** (``store_meta.schema_version``, now 2:
+  version 2 added the ``speaker`` and ``when_text`` columns). A version-1 file is
+  migrated when it is opened (the two columns are added, empty for the old rows, in one
+  transaction that first takes the write lock and reads the version again, so two
+  processes opening it at once migrate it once); any other version, a missing one, or
+  a file whose tables lack the columns of its version is refused, unchanged.
 """
 from __future__ import annotations
 
 import json
 import os
 import sqlite3
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from kit.messages import TURN_ROLES, Message
+from kit.validation import check_seconds
 
-__all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "check_session"]
+__all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "DEFAULT_TIMEOUT",
+           "check_session"]
 
 SCHEMA_VERSION = 2
+DEFAULT_TIMEOUT = 5.0      # seconds a store operation waits for another connection's lock
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS messages (session_id TEXT NOT NULL, number INTEGER NOT NULL,"
@@ -54,10 +80,17 @@ _MIGRATIONS = {   # from version -> the statements that take a file to the next 
           "ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''"),
 }
 _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
+_MESSAGE_COLUMNS = {"session_id", "number", "role", "content", "tokens", "created_at",
+                    "speaker", "when_text"}                          # of version 2
+_MEMORY = ("", ":memory:")                                           # SQLite's private stores
+
+
 class StoreError(ValueError):
-    """The file is not a usable transcript store (corrupt, another program's SQLite
-    database, a newer schema, or unopenable), or stored data cannot rebuild a memory.
-    The message names the path or the session."""
+    """The file is not a usable transcript store (damaged, truncated, empty, another
+    program's SQLite database, an unknown schema version, or unopenable), a store
+    operation failed (a lock held past the timeout, damage met while open), or stored
+    data cannot rebuild a memory. The message names the path, and the session where
+    one is involved; the sqlite3 error, if any, is ``__cause__``."""
 
 
 def check_session(session_id: object) -> str:
@@ -95,27 +128,89 @@ def _check_message(message: object) -> None:
         raise ValueError(f"message {number}: tokens must be an int >= 0, got {tokens}")
 
 
+def _reason(exc: Exception, timeout: float) -> str:
+    """The error as text; a lock held too long also says how long was waited."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        text += f" (another connection held the file for more than timeout={timeout:g} s)"
+    return text
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    """The tables and the version row of a new store, in one transaction; nothing if
+    the file already has tables (another process made it first)."""
+    with conn:
+        conn.execute("BEGIN IMMEDIATE")
+        if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]:
+            return
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute("INSERT INTO store_meta VALUES ('schema_version', ?)",
+                     (str(SCHEMA_VERSION),))
+
+
+def _build(path: str, timeout: float) -> None:
+    conn = sqlite3.connect(path, timeout=timeout)
+    try:
+        _create_schema(conn)
+    finally:
+        conn.close()
+
+
+def _create_file(path: str, timeout: float) -> None:
+    """Make a new store at ``path`` all at once: build it under a temporary name in the
+    same folder, then hard-link it into place, so no process ever sees it empty (if
+    another made one first, theirs stays). Where the file system has no hard links,
+    it is made in place. Raises OSError or sqlite3.Error."""
+    fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".new",
+                                dir=os.path.dirname(os.path.abspath(path)))
+    os.close(fd)
+    try:
+        _build(temp, timeout)
+        try:
+            os.link(temp, path)
+        except FileExistsError:              # another process made it first
+            pass
+        except OSError:                      # no hard links on this file system
+            _build(path, timeout)
+    finally:
+        os.unlink(temp)
+
+
 class TranscriptStore:
     """Messages and memory state of many sessions in one SQLite file.
 
-    ``path``: a file path (created if missing) or ``":memory:"``; ``clock``: returns
-    the time in seconds stored as each message's ``created_at`` (default
-    :func:`time.time`; inject one in tests). Raises :class:`StoreError` naming the path
-    if the file is corrupt, belongs to another program, has a newer schema or cannot
-    be opened. Thread-safe; a context manager that closes on exit.
+    ``path``: a file path or ``":memory:"``; a path that does not exist becomes a new
+    store, an existing file must be a whole transcript store. ``clock``: returns the time
+    in seconds stored as each message's ``created_at`` (default :func:`time.time`;
+    inject one in tests). ``timeout``: seconds (> 0, default 5) that an operation waits
+    for a lock another connection holds before it fails.
+
+    Raises :class:`StoreError` naming the path if the file is empty (0 bytes),
+    truncated or damaged, belongs to another program, has an unknown schema version,
+    stays locked past ``timeout`` or cannot be opened (see the module docstring); a
+    version-1 file is migrated. Raises TypeError/ValueError naming a bad ``clock`` or
+    ``timeout``. Every operation raises :class:`StoreError` naming the path and the
+    session if SQLite fails (the sqlite3 error is ``__cause__``); a failed write writes
+    nothing. Thread-safe; a context manager that closes on exit.
     """
 
     def __init__(self, path: str | os.PathLike = ":memory:",
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, *,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
         if not callable(clock):
             raise TypeError(f"clock must be callable () -> float, got {clock!r}")
+        if timeout is None:
+            raise TypeError("timeout must be a number of seconds > 0, got None")
+        self.timeout = check_seconds("timeout", timeout)
         self.path, self.clock = os.fspath(path), clock
         self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
         try:
-            self._conn: sqlite3.Connection | None = sqlite3.connect(
-                self.path, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the transcript store {self.path!r}: {exc}") from exc
+            self._conn = self._connect()
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the transcript store {self.path!r}: "
+                             f"{_reason(exc, self.timeout)}") from exc
         try:
             self._open_schema()
         except BaseException:
@@ -123,57 +218,128 @@ class TranscriptStore:
             self._conn = None
             raise
 
+    def _connect(self) -> sqlite3.Connection:
+        """The connection; a path that does not exist becomes a new store first. Raises
+        StoreError for an existing empty file (never made a new store)."""
+        path = self.path
+        if path not in _MEMORY:
+            if not os.path.exists(path):
+                _create_file(path, self.timeout)
+            elif os.path.isfile(path) and os.path.getsize(path) == 0:
+                raise StoreError(f"{path!r} is empty (0 bytes): a truncated transcript store "
+                                 f"or not one, and an existing file is never made a new "
+                                 f"store (give a path that does not exist to start one)")
+        conn = sqlite3.connect(path, timeout=self.timeout, check_same_thread=False)
+        if path in _MEMORY:
+            _create_schema(conn)
+        return conn
+
     def _open_schema(self) -> None:
+        """Check that the file is a whole store of a known version, migrating an older
+        one; raise StoreError naming the path if not."""
         conn = self._conn
         try:
-            tables = {row[0] for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "store_meta" not in tables:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise StoreError(f"{self.path!r} is damaged: SQLite's quick_check reports "
+                                 f"{'; '.join(map(str, problems))[:300]}")
+            tables = self._tables()
+            if not tables:
+                raise StoreError(f"{self.path!r} is a SQLite file without tables, not a "
+                                 f"transcript store, and an existing file is never made a "
+                                 f"new store (give a path that does not exist to start one)")
+            if "store_meta" not in tables:
                 raise StoreError(f"{self.path!r} is a SQLite database but not a transcript "
                                  f"store (its tables: {', '.join(sorted(tables))})")
-            if not tables:               # a new file: create the schema in one transaction
-                with conn:
-                    conn.execute("BEGIN")
-                    for statement in _SCHEMA:
-                        conn.execute(statement)
-                    conn.execute("INSERT OR IGNORE INTO store_meta VALUES ('schema_version', ?)",
-                                 (str(SCHEMA_VERSION),))
-            row = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                               ).fetchone()
-            while row is not None and row[0] in _MIGRATIONS:
-                row = self._migrate(row[0])
+            version = self._version()
+            while version in _MIGRATIONS:
+                version = self._migrate(version)
+            lacking = {"messages", "session_state"} - self._tables()
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path!r} is not a readable transcript store: {exc}") from exc
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path!r} has transcript-store schema version "
-                             f"{row and row[0]!r}; this kit reads version {SCHEMA_VERSION}")
-        lacking = {"messages", "session_state"} - {name for (name,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreError(f"cannot open the transcript store {self.path!r}: "
+                                 f"{_reason(exc, self.timeout)}") from exc
+            raise StoreError(f"{self.path!r} is not a readable transcript store (damaged, "
+                             f"truncated or another kind of file): {exc}") from exc
+        if version is None:
+            raise StoreError(f"{self.path!r} has a store_meta table but no schema version; "
+                             f"this kit reads version {SCHEMA_VERSION}")
+        if version != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path!r} has transcript-store schema version {version!r}; "
+                             f"this kit reads version {SCHEMA_VERSION} and migrates "
+                             f"{', '.join(_MIGRATIONS)} (the file is left unchanged)")
         if lacking:
             raise StoreError(f"{self.path!r} has a store_meta table but lacks the table(s) "
                              f"{', '.join(sorted(lacking))}: not a whole transcript store")
+        if _MESSAGE_COLUMNS - columns:
+            raise StoreError(f"{self.path!r} says schema version {SCHEMA_VERSION} but its "
+                             f"messages table lacks the column(s) "
+                             f"{', '.join(sorted(_MESSAGE_COLUMNS - columns))}")
 
-    def _migrate(self, version: str) -> tuple[str]:
-        """Take the file from ``version`` to the next one in one transaction; return
-        the new version row. Raises StoreError naming the path if it cannot be written."""
+    def _tables(self) -> set[str]:
+        return {name for (name,) in self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def _version(self) -> str | None:
+        row = self._conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
+                                 ).fetchone()
+        return None if row is None else row[0]
+
+    def _migrate(self, version: str) -> str | None:
+        """Take the file from ``version`` to the next one in one transaction; return the
+        version it has now. The write lock comes first, then the version is read again:
+        another process may have migrated the file meanwhile. Raises StoreError naming
+        the path if it cannot be written."""
         conn, target = self._conn, str(int(version) + 1)
         try:
             with conn:
-                conn.execute("BEGIN")
+                conn.execute("BEGIN IMMEDIATE")
+                now = self._version()
+                if now != version:
+                    return now
                 for statement in _MIGRATIONS[version]:
                     conn.execute(statement)
                 conn.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'",
                              (target,))
         except sqlite3.OperationalError as exc:
             raise StoreError(f"{self.path!r} has transcript-store schema version {version!r} "
-                             f"and could not be migrated to {target}: {exc}") from exc
-        return (target,)
+                             f"and could not be migrated to {target}: "
+                             f"{_reason(exc, self.timeout)}") from exc
+        return target
 
     # -- plumbing ---------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             raise ValueError(f"the transcript store {self.path!r} is closed")
         return self._conn
+
+    @contextmanager
+    def _using(self, session_id: str | None, doing: str) -> Iterator[sqlite3.Connection]:
+        """The open connection, under the lock; a sqlite3.DatabaseError in the block
+        becomes a StoreError naming the path, the session and what was being done."""
+        with self._lock:
+            db = self._db()
+            try:
+                yield db
+            except sqlite3.DatabaseError as exc:
+                where = (f"the transcript store {self.path!r}" if session_id is None
+                         else f"session {session_id!r} in {self.path!r}")
+                raise StoreError(f"{where}: {doing} failed: "
+                                 f"{_reason(exc, self.timeout)}") from exc
+
+    def _messages(self, session_id: str, rows: Iterable[tuple]) -> list[Message]:
+        """Stored rows as messages; a row that cannot be a turn is a StoreError."""
+        found = []
+        for row in rows:
+            message = Message(*row)
+            try:
+                _check_message(message)
+            except (TypeError, ValueError) as exc:
+                raise StoreError(f"session {session_id!r} in {self.path!r}: stored message "
+                                 f"{message.number!r:.30} is damaged: {exc}") from exc
+            found.append(message)
+        return found
 
     def close(self) -> None:
         """Close the file (idempotent). Later calls raise ValueError."""
@@ -194,17 +360,17 @@ class TranscriptStore:
     # -- messages ---------------------------------------------------------------
     def append(self, session_id: str, message: Message) -> None:
         """Store one turn: its number, role, content, tokens, speaker, when and
-        ``created_at``.
+        ``created_at``; on disk (committed) when this returns.
 
         Raises ValueError naming the session and number if that number is already
-        stored for the session (nothing is written), TypeError/ValueError for a bad
-        session id or a message that is not a numbered (>= 1) user/assistant
-        :class:`~kit.messages.Message`.
+        stored for the session, :class:`StoreError` naming the session and path if
+        SQLite cannot write it (a lock held past ``timeout``, a damaged file): nothing
+        is written then. TypeError/ValueError for a bad session id or a message that is
+        not a numbered (>= 1) user/assistant :class:`~kit.messages.Message`.
         """
         check_session(session_id)
         _check_message(message)
-        with self._lock:
-            db = self._db()
+        with self._using(session_id, f"writing message {message.number}") as db:
             try:
                 with db:
                     db.execute("INSERT INTO messages (session_id, number, role, content, "
@@ -215,12 +381,15 @@ class TranscriptStore:
                                 message.when))
             except sqlite3.IntegrityError as exc:   # the fields are checked: a duplicate
                 raise ValueError(f"session {session_id!r} already has message "
-                                 f"{message.number}; nothing was written") from exc
+                                 f"{message.number}; nothing was written (if another memory "
+                                 f"or process writes this session, restore it to go on)"
+                                 ) from exc
 
     def turns(self, session_id: str, first: int = 1, last: int | None = None) -> list[Message]:
         """Stored messages ``first..last`` (by number, inclusive; ``last=None``: to the
         end), oldest first, with the token counts measured when they were added and
-        their speaker and date."""
+        their speaker and date. Raises StoreError naming the session and the message
+        for a stored row that cannot be a turn."""
         check_session(session_id)
         for name, value in (("first", first), ("last", last)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -231,9 +400,9 @@ class TranscriptStore:
         params: tuple = (session_id, first)
         if last is not None:
             sql, params = sql + " AND number <= ?", params + (last,)
-        with self._lock:
-            rows = self._db().execute(sql + " ORDER BY number", params).fetchall()
-        return [Message(*row) for row in rows]
+        with self._using(session_id, "reading turns") as db:
+            rows = db.execute(sql + " ORDER BY number", params).fetchall()
+        return self._messages(session_id, rows)
 
     def pick(self, session_id: str, numbers: Iterable[int]) -> list[Message]:
         """The stored messages with these numbers, oldest first (numbers not stored are
@@ -243,47 +412,46 @@ class TranscriptStore:
         for n in wanted:
             if isinstance(n, bool) or not isinstance(n, int):
                 raise TypeError(f"message numbers must be ints, got {n!r}")
-        found: list[Message] = []
-        with self._lock:
-            db = self._db()
+        rows: list[tuple] = []
+        with self._using(session_id, "reading messages") as db:
             for i in range(0, len(wanted), 500):          # SQLite's limit on parameters
                 chunk = wanted[i:i + 500]
                 marks = ", ".join("?" * len(chunk))
-                rows = db.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND "
-                                  f"number IN ({marks}) ORDER BY number", (session_id, *chunk))
-                found += [Message(*row) for row in rows]
-        return found
+                rows += db.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? "
+                                   f"AND number IN ({marks}) ORDER BY number",
+                                   (session_id, *chunk)).fetchall()
+        return self._messages(session_id, rows)
 
     def count(self, session_id: str) -> int:
         """Number of messages stored for the session (0 for an unknown one)."""
         check_session(session_id)
-        with self._lock:
-            return self._db().execute("SELECT COUNT(*) FROM messages WHERE session_id = ?",
-                                      (session_id,)).fetchone()[0]
+        with self._using(session_id, "counting messages") as db:
+            return db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?",
+                              (session_id,)).fetchone()[0]
 
     def created_at(self, session_id: str, number: int) -> float:
         """When message ``number`` was stored (seconds, from the store's clock).
         Raises KeyError naming the session and number if it is not stored."""
         check_session(session_id)
-        with self._lock:
-            row = self._db().execute("SELECT created_at FROM messages WHERE session_id = ? "
-                                     "AND number = ?", (session_id, number)).fetchone()
+        with self._using(session_id, f"reading message {number!r:.30}") as db:
+            row = db.execute("SELECT created_at FROM messages WHERE session_id = ? "
+                             "AND number = ?", (session_id, number)).fetchone()
         if row is None:
             raise KeyError(f"session {session_id!r} has no message {number!r}")
         return row[0]
 
     def sessions(self) -> list[str]:
         """Ids of every session with stored messages or state, sorted."""
-        with self._lock:
-            rows = self._db().execute("SELECT session_id FROM messages UNION "
-                                      "SELECT session_id FROM session_state ORDER BY 1")
-            return [row[0] for row in rows]
+        with self._using(None, "listing sessions") as db:
+            rows = db.execute("SELECT session_id FROM messages UNION "
+                              "SELECT session_id FROM session_state ORDER BY 1").fetchall()
+        return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> int:
-        """Forget a session's messages and state; return how many messages went."""
+        """Forget a session's messages and state (one transaction); return how many
+        messages went."""
         check_session(session_id)
-        with self._lock:
-            db = self._db()
+        with self._using(session_id, "deleting the session") as db:
             with db:
                 gone = db.execute("DELETE FROM messages WHERE session_id = ?",
                                   (session_id,)).rowcount
@@ -292,9 +460,11 @@ class TranscriptStore:
 
     # -- state ------------------------------------------------------------------
     def save_state(self, session_id: str, state: dict) -> None:
-        """Replace the session's saved state with ``state`` (a dict stored as JSON).
+        """Replace the session's saved state with ``state`` (a dict stored as JSON); on
+        disk when this returns.
 
-        Raises TypeError/ValueError (nothing written) if it is not a dict or not JSON.
+        Raises TypeError/ValueError (nothing written) if it is not a dict or not JSON,
+        :class:`StoreError` naming the session and path if SQLite cannot write it.
         """
         check_session(session_id)
         if not isinstance(state, dict):
@@ -303,8 +473,7 @@ class TranscriptStore:
             text = json.dumps(state, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"the state of session {session_id!r} is not JSON: {exc}") from exc
-        with self._lock:
-            db = self._db()
+        with self._using(session_id, "saving the state") as db:
             with db:
                 db.execute("INSERT OR REPLACE INTO session_state VALUES (?, ?, ?)",
                            (session_id, text, float(self.clock())))
@@ -314,9 +483,9 @@ class TranscriptStore:
         :class:`StoreError` naming the session and path if the saved text is not a JSON
         object (a damaged file, or another program's row)."""
         check_session(session_id)
-        with self._lock:
-            row = self._db().execute("SELECT state FROM session_state WHERE session_id = ?",
-                                     (session_id,)).fetchone()
+        with self._using(session_id, "reading the state") as db:
+            row = db.execute("SELECT state FROM session_state WHERE session_id = ?",
+                             (session_id,)).fetchone()
         if row is None:
             return None
         try:
@@ -328,5 +497,3 @@ class TranscriptStore:
             raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
                              f"not a JSON object, got {row[0]!r:.60}")
         return state
-
-

@@ -205,6 +205,12 @@ def test_restart_through_a_file_restores_an_equal_memory(kind, tmp_path):
                                         for n, (r, t) in enumerate(TURNS, 1)]
     if "summary" in kind or "structured" in kind:
         assert before.compactions >= 2 and before.folded
+    with pytest.raises(StoreError, match="is closed.*the add was refused"):
+        before.add(*LAPTOP_TURNS[0])                            # no store: no add
+    reference = MEMORIES[kind]()                                # the same, without a store
+    for role, text in TURNS:
+        reference.add(role, text)
+    same(before, reference)
     with TranscriptStore(path) as store:                        # a new process, in effect
         after = restore(MEMORIES[kind](), store, "alice")
         if kind.startswith("structured"):
@@ -213,9 +219,9 @@ def test_restart_through_a_file_restores_an_equal_memory(kind, tmp_path):
         same(before, after)
         assert after.link.store is store and after.trace == []
         for role, text in LAPTOP_TURNS:                          # and it carries on alike
-            before.add(role, text)
+            reference.add(role, text)
             after.add(role, text)
-        same(before, after)
+        same(reference, after)
         assert store.count("alice") == after.added == len(TURNS) + len(LAPTOP_TURNS)
 
 
@@ -285,37 +291,41 @@ class FlakyStore(TranscriptStore):
         super().save_state(session_id, state)
 
 
-def test_a_failed_write_keeps_the_turn_and_is_retried_in_order(tmp_path):
+def test_a_failed_write_refuses_the_add_and_the_next_add_goes_on(tmp_path):
     path = tmp_path / "chat.db"
-    with FlakyStore(path, fail_appends={3, 4, 5}) as store:     # message 3 and two retries
+    with FlakyStore(path, fail_appends={3, 4}) as store:        # message 3 and one retry
         memory = SlidingWindow(4, measure=count_words)
         attach_store(memory, store, "s")
-        for role, text in TURNS[:3]:
+        for role, text in TURNS[:2]:
             memory.add(role, text)
-        assert memory.turns[-1].number == 3                      # the turn is in memory
-        assert "transcript write failed (OperationalError: database is locked)" in \
-            memory.trace[-1].note and "message 3 kept in memory" in memory.trace[-1].note
-        assert [m.number for m in memory.link.unsaved] == [3] and store.count("s") == 2
-        memory.add(*TURNS[3])                                    # retry fails: 3 and 4 wait
-        assert [m.number for m in memory.link.unsaved] == [3, 4]
-        with pytest.raises(StoreError, match="2 message\\(s\\) unsaved") as failure:
-            memory.link.sync()                                   # the second retry fails
-        memory.add(*TURNS[4])                                    # now 3, 4 and 5 are written
+        before = (memory.size, list(memory.turns), memory.added, len(memory.trace))
+        for _ in range(2):
+            with pytest.raises(StoreError, match="session 's' in .*chat.db.*message 3 was "
+                                                 "not written.*database is locked.*refused"
+                               ) as failure:
+                memory.add(*TURNS[2])
+            assert (memory.size, memory.turns, memory.added, len(memory.trace)) == before
+            assert isinstance(failure.value.__cause__, sqlite3.OperationalError)
+        assert memory.link.last_error is failure.value.__cause__
+        for role, text in TURNS[2:5]:                            # the retry is message 3
+            memory.add(role, text)
         assert memory.link.unsaved == [] and memory.link.last_error is None
         assert [m.number for m in store.turns("s")] == [1, 2, 3, 4, 5]
-        assert isinstance(failure.value.__cause__, sqlite3.OperationalError)
     with TranscriptStore(path) as store:
         same(memory, restore(SlidingWindow(4, measure=count_words), store, "s"))
 
 
-def test_sync_writes_what_a_failed_add_left(tmp_path):
-    with FlakyStore(tmp_path / "c.db", fail_appends={2}, fail_saves={2}) as store:
+def test_a_failed_state_save_keeps_the_add_and_sync_writes_it(tmp_path):
+    with FlakyStore(tmp_path / "c.db", fail_saves={2, 3}) as store:
         memory = attach_store(FullHistory(measure=count_words), store, "s")
         memory.add(*TURNS[0])
-        memory.add(*TURNS[1])
+        memory.add(*TURNS[1])                                    # its state save fails
+        assert memory.added == 2 and store.count("s") == 2       # the message is stored
         assert not memory.link.state_saved and store.load_state("s")["added"] == 1
+        with pytest.raises(StoreError, match="session 's'.*state is unsaved"):
+            memory.link.sync()                                   # the third save fails too
         memory.link.sync()
-        assert memory.link.state_saved and memory.link.unsaved == []
+        assert memory.link.state_saved and memory.link.last_error is None
         assert store.count("s") == 2 and store.load_state("s")["added"] == 2
 
 
