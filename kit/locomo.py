@@ -26,14 +26,22 @@ The LoCoMo format, as read here (one conversation per file):
 - The released ``locomo10.json`` nests the speakers and sessions under
   ``conversation`` next to ``qa`` and ``sample_id``; that layout is read too.
 
-Annotation slips are kept, not fatal: an evidence item holding several ids
-(``"D8:6; D9:17"``) is split, ids with leading zeros (``"D3:07"``) are read as
-``"D3:7"``, and an id that names no turn moves to the question's
-``missing_evidence``; all are listed in ``LongConversation.notes``. Anything else
-that does not fit raises :class:`LocomoFormatError` naming the file and the field,
-including what a memory would refuse later (:mod:`kit.messages`): a speaker name or a
-date that is not one line (or a name with a colon), text that is not valid Unicode.
-A UTF-8 byte order mark is skipped. Nothing is ever downloaded.
+Annotation slips are repaired, not fatal, so every file of the public release loads.
+Those of the release, all in ``evidence`` lists (:data:`REPAIR_KINDS` names them): an
+item holding several ids (``"D8:6; D9:17"``, ``"D9:1 D4:4 D4:6"``) is split, an extra
+colon (``"D:11:26"``) and leading zeros (``"D30:05"``, also in a turn's ``dia_id``) are
+read as ``"D11:26"`` and ``"D30:5"``, a bare ``"D"`` is dropped, an id given twice is
+kept once, and an id that names no turn (``"D10:19"`` where session 10 is shorter)
+moves to the question's ``missing_evidence``. Each repair is counted by kind in
+``LongConversation.repairs`` and described in ``LongConversation.notes``.
+
+Anything else that does not fit raises :class:`LocomoFormatError` naming the file and
+the field, including what a memory would refuse later (:mod:`kit.messages`): a speaker
+name or a date that is not one line (or a name with a colon), text that is not valid
+Unicode; and what JSON readers disagree on: a key given twice in one object, a number
+longer than 100 characters (LoCoMo's are years and counts; Python refuses to convert
+ints past 4,300 digits), a float that overflows, ``NaN`` and ``Infinity``. A UTF-8 byte
+order mark is skipped. Nothing is ever downloaded.
 
 Where the files are: LoCoMo is not part of this repository. :func:`data_dir` names the
 folder the kit reads (``$LOCOMO_DIR`` if set, else ``data/locomo/`` at the repository
@@ -44,8 +52,10 @@ release's ``locomo10.json``, or one file per conversation such as ``26.json``), 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -53,6 +63,7 @@ from pathlib import Path
 from kit.messages import check_label, check_text
 
 __all__ = ["LongTurn", "Question", "LongConversation", "LocomoFormatError", "CATEGORIES",
+           "REPAIR_KINDS",
            "LOCOMO_ENV", "LOCOMO_URL", "data_dir", "how_to_get", "conversation_files",
            "same_conversation", "load_locomo", "load_locomo_all", "load_locomo_dir"]
 
@@ -61,7 +72,22 @@ LOCOMO_URL = "https://github.com/snap-research/locomo"   # the public release
 _ROOT = Path(__file__).resolve().parents[1]              # the folder that holds kit/
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-_DIA_ID = re.compile(r"D(\d+):(\d+)")
+REPAIR_KINDS = {                          # kind -> the slip it repairs (LongConversation.repairs)
+    "several_ids": "an evidence item holding several ids ('D8:6; D9:17', 'D9:1 D4:4'): split",
+    "extra_colon": "an extra colon ('D:11:26'): read as D11:26",
+    "leading_zero": "leading zeros ('D30:05'; in evidence, a dia_id or a session key): "
+                    "read as D30:5",
+    "stray_separator": "one id with spaces or a separator around it (' D1:3;'): stripped",
+    "bare_d": "a bare 'D' in evidence: dropped",
+    "repeated": "an id given twice in one question's evidence: kept once",
+    "no_turn": "an evidence id that names no turn: dropped, kept in missing_evidence",
+}
+_MAX_DIGITS = 9                           # of a session or turn number
+_MAX_NUMBER = 100                         # characters of a JSON number
+_NUMBER = rf"(\d{{1,{_MAX_DIGITS}}})"
+_DIA_ID = re.compile(f"D{_NUMBER}:{_NUMBER}")
+_EVIDENCE = re.compile(f"D(:?){_NUMBER}:{_NUMBER}")     # "D:11:26": an extra colon
+_SEPARATORS = re.compile(r"[;,\s]+")
 _SESSION = re.compile(r"session_(\d+)")
 _SESSION_DATE = re.compile(r"session_(\d+)_date_time")
 
@@ -107,9 +133,13 @@ class LongConversation:
 
     ``speakers``: (speaker_a, speaker_b); ``session_dates``: session number -> date,
     possibly for sessions without turns; ``notes``: annotation slips the loader
-    repaired or recorded. Raises ValueError if a turn's speaker is not one of the two,
-    a speaker name or a date is not one line (or a name holds a colon), a text is not
-    valid Unicode, a dia id repeats, or a question's evidence names no turn.
+    repaired or recorded, one line each; ``repairs``: kind (see :data:`REPAIR_KINDS`) ->
+    how many slips of that kind the loader repaired, only kinds that occurred
+    (``{}`` for a clean file or a conversation built by hand).
+
+    Raises ValueError if a turn's speaker is not one of the two, a speaker name or a
+    date is not one line (or a name holds a colon), a text is not valid Unicode, a dia
+    id repeats, or a question's evidence names no turn.
     """
 
     name: str
@@ -118,6 +148,7 @@ class LongConversation:
     questions: tuple[Question, ...]
     session_dates: dict[int, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    repairs: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.speakers) != 2 or self.speakers[0] == self.speakers[1]:
@@ -193,6 +224,7 @@ class _Reader:
     def __init__(self, where: str, captions: bool) -> None:
         self.where, self.captions = where, captions
         self.notes: list[str] = []
+        self.repairs: Counter[str] = Counter()
 
     def fail(self, fld: str, problem: str) -> LocomoFormatError:
         return LocomoFormatError(f"{self.where}: {fld}: {problem}")
@@ -226,13 +258,12 @@ class _Reader:
                             f"expected two different non-empty names, got {speakers!r}")
         for key, speaker in zip(("speaker_a", "speaker_b"), speakers):
             self.checked(lambda fld, v: check_label("speaker", v), prefix + key, speaker)
-        dates = {int(m.group(1)): self.checked(lambda fld, v: check_label("when", v), prefix + k,
-                                               self.text(body, k, prefix + k))
-                 for k in body if (m := _SESSION_DATE.fullmatch(k))}
-        numbers = sorted(int(m.group(1)) for k in body if (m := _SESSION.fullmatch(k)))
+        dates = {n: self.checked(lambda fld, v: check_label("when", v), prefix + k,
+                                 self.text(body, k, prefix + k))
+                 for n, k in self.numbered(body, _SESSION_DATE, prefix).items()}
         turns: list[LongTurn] = []
-        for n in numbers:
-            turns += self.session(body[f"session_{n}"], n, dates, speakers, prefix)
+        for n, key in sorted(self.numbered(body, _SESSION, prefix).items()):
+            turns += self.session(body[key], n, dates, speakers, prefix)
         seen: dict[str, str] = {}
         for t in turns:
             if t.dia_id in seen:
@@ -244,7 +275,28 @@ class _Reader:
         if not isinstance(data["qa"], list):
             raise self.fail("qa", f"expected a list of questions, got {type(data['qa']).__name__}")
         questions = tuple(self.question(q, i, seen) for i, q in enumerate(data["qa"]))
-        return LongConversation(name, speakers, tuple(turns), questions, dates, tuple(self.notes))
+        repairs = {kind: self.repairs[kind] for kind in REPAIR_KINDS if self.repairs[kind]}
+        return LongConversation(name, speakers, tuple(turns), questions, dates, tuple(self.notes),
+                                repairs)
+
+    def numbered(self, body: dict, pattern: re.Pattern, prefix: str) -> dict[int, str]:
+        """Session number -> key, for the keys of ``body`` that ``pattern`` matches."""
+        keys: dict[int, str] = {}
+        for key in body:
+            if not (m := pattern.fullmatch(key)):
+                continue
+            fld = prefix + (key if len(key) <= 40 else key[:40] + "...")
+            if len(m.group(1)) > _MAX_DIGITS:
+                raise self.fail(fld, f"a session number of {len(m.group(1))} digits (at most "
+                                f"{_MAX_DIGITS})")
+            n = int(m.group(1))
+            if n in keys:
+                raise self.fail(fld, f"names session {n} again, after {keys[n]}")
+            if str(n) != m.group(1):
+                self.notes.append(f"{fld}: read as session {n}")
+                self.repairs["leading_zero"] += 1
+            keys[n] = key
+        return keys
 
     def session(self, items: object, n: int, dates: dict[int, str], speakers: tuple[str, str],
                 prefix: str) -> list[LongTurn]:
@@ -265,9 +317,10 @@ class _Reader:
             dia_id = self.text(item, "dia_id", f"{where}.dia_id")
             if not (m := _DIA_ID.fullmatch(dia_id)):
                 raise self.fail(f"{where}.dia_id", f"expected an id like 'D{n}:{j + 1}', "
-                                f"got {dia_id!r}")
+                                f"got {dia_id!r:.60}")
             if (plain := f"D{int(m.group(1))}:{int(m.group(2))}") != dia_id:
                 self.notes.append(f"{where}.dia_id: {dia_id!r} read as {plain}")
+                self.repairs["leading_zero"] += 1
                 dia_id = plain
             text = self.text(item, "text", f"{where}.text")
             caption = item.get("blip_caption")
@@ -295,11 +348,15 @@ class _Reader:
         ids: list[str] = []
         for k, raw in enumerate(evidence):
             ids += self.evidence_item(raw, f"{where}.evidence[{k}]")
-        ids = list(dict.fromkeys(ids))                      # drop repeats, keep order
+        if repeated := [e for e, times in Counter(ids).items() if times > 1]:
+            self.notes.append(f"{where}.evidence: {', '.join(repeated)} repeated (kept once)")
+            self.repairs["repeated"] += len(ids) - len(set(ids))
+            ids = list(dict.fromkeys(ids))                  # drop repeats, keep order
         missing = tuple(e for e in ids if e not in turns)
         if missing:
             self.notes.append(f"{where}.evidence: {', '.join(missing)} names no turn "
                               f"(kept in missing_evidence)")
+            self.repairs["no_turn"] += len(missing)
         return Question(question, answer, tuple(e for e in ids if e in turns), category,
                         adversarial, missing)
 
@@ -312,22 +369,110 @@ class _Reader:
         raise self.fail(fld, f"expected a string or a number, got {value!r:.60}")
 
     def evidence_item(self, raw: object, fld: str) -> list[str]:
+        """The dia ids one evidence string names, its slips repaired and counted."""
         if not isinstance(raw, str):
             raise self.fail(fld, f"expected a dia id like 'D1:3', got {raw!r:.60}")
-        parts = [p for p in re.split(r"[;,\s]+", raw) if p]
-        found = [_DIA_ID.fullmatch(p) for p in parts]
-        if not parts or not all(found):
+        parts = [p for p in _SEPARATORS.split(raw) if p]
+        if not parts:
             raise self.fail(fld, f"expected a dia id like 'D1:3', got {raw!r:.60}")
-        ids = [f"D{int(m.group(1))}:{int(m.group(2))}" for m in found]
-        if ids != [raw]:
+        ids = [i for p in parts if (i := self.evidence_id(p, raw, fld))]
+        if len(parts) > 1:
+            self.repairs["several_ids"] += 1
+        elif parts != [raw]:
+            self.repairs["stray_separator"] += 1
+        if not ids:
+            self.notes.append(f"{fld}: {raw!r} dropped (a bare D names no turn)")
+        elif ids != [raw]:
             self.notes.append(f"{fld}: {raw!r} read as {', '.join(ids)}")
         return ids
+
+    def evidence_id(self, part: str, raw: str, fld: str) -> str | None:
+        """``part`` of the evidence string ``raw`` as a plain dia id; None for a bare D."""
+        if part == "D":
+            self.repairs["bare_d"] += 1
+            return None
+        if not (m := _EVIDENCE.fullmatch(part)):
+            raise self.fail(fld, f"expected a dia id like 'D1:3', got {raw!r:.60}")
+        plain = f"D{int(m.group(2))}:{int(m.group(3))}"
+        if m.group(1):
+            self.repairs["extra_colon"] += 1
+        if f"D{m.group(2)}:{m.group(3)}" != plain:
+            self.repairs["leading_zero"] += 1
+        return plain
+
+
+class _Refused:
+    """Stands in for a JSON value the loader refuses; found after parsing, by its path."""
+
+    __slots__ = ("problem",)
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _parse(f) -> tuple[object, bool]:
+    """The JSON in ``f``, and whether it holds a value the loader refuses (a key given
+    twice, a number past :data:`_MAX_NUMBER` characters or a float's range, NaN or
+    Infinity), each replaced by a :class:`_Refused`, since json's hooks do not know
+    where they are."""
+    refused: list[_Refused] = []
+
+    def refuse(problem: str) -> _Refused:
+        refused.append(_Refused(problem))
+        return refused[-1]
+
+    def number(kind):
+        def parse(literal: str):
+            if len(literal) > _MAX_NUMBER:      # int() is quadratic; it refuses 4,301 digits
+                return refuse(f"a number of {len(literal)} characters (at most {_MAX_NUMBER})")
+            value = kind(literal)
+            return refuse(f"{literal} does not fit a float") if math.isinf(value) else value
+        return parse
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        obj = dict(items)
+        if len(obj) < len(items):
+            seen: set[str] = set()
+            twice = next(k for k, _ in items if k in seen or seen.add(k))
+            obj[twice] = refuse("given twice in one object (JSON keys must be unique)")
+        return obj
+
+    data = json.load(f, parse_int=number(int), parse_float=number(float),
+                     parse_constant=lambda name: refuse(f"{name} is not standard JSON"),
+                     object_pairs_hook=pairs)
+    return data, bool(refused)
+
+
+def _first_refused(data: object) -> tuple[tuple[str | int, ...], str]:
+    """The path (keys and indices) of the first :class:`_Refused` in document order, and
+    its problem."""
+    stack: list[tuple[tuple[str | int, ...], object]] = [((), data)]
+    while stack:                                            # no recursion: JSON nests deep
+        path, value = stack.pop()
+        if isinstance(value, _Refused):
+            return path, value.problem
+        items = (value.items() if isinstance(value, dict) else
+                 enumerate(value) if isinstance(value, list) else ())
+        stack.extend(reversed([(path + (k,), v) for k, v in items]))
+    raise AssertionError("no refused value")
+
+
+def _field(path: tuple[str | int, ...]) -> str:
+    """``("qa", 3, "answer")`` -> ``"qa[3].answer"``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            key = part if part.isprintable() and len(part) <= 40 else repr(part[:40])
+            out += f".{key}" if out else key
+    return out or "top level"
 
 
 def _read_json(path: Path) -> object:
     try:
         with open(path, encoding="utf-8-sig") as f:        # a byte order mark is skipped
-            return json.load(f)
+            data, refused = _parse(f)
     except PermissionError as exc:
         raise PermissionError(f"cannot read the LoCoMo file {path}: "
                               f"{exc.strerror}") from exc
@@ -338,6 +483,12 @@ def _read_json(path: Path) -> object:
                                 f"deep)") from None
     except UnicodeDecodeError as exc:
         raise LocomoFormatError(f"{path.name}: not UTF-8 text ({exc})") from exc
+    if not refused:
+        return data
+    where, problem = _first_refused(data)
+    if isinstance(data, list) and where:                    # name it as load_locomo_all does
+        raise LocomoFormatError(f"{path.name}[{where[0]}]: {_field(where[1:])}: {problem}")
+    raise LocomoFormatError(f"{path.name}: {_field(where)}: {problem}")
 
 
 def load_locomo_all(path: str | Path, captions: bool = True) -> list[LongConversation]:

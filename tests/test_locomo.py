@@ -112,6 +112,7 @@ def test_evidence_slips_are_repaired_or_recorded_not_fatal(tmp_path):
                           "qa[0].evidence[0]: 'D1:1; D2:2' read as D1:1, D2:2",
                           "qa[1].evidence[0]: 'D01:1' read as D1:1",
                           "qa[1].evidence: D4:1 names no turn (kept in missing_evidence)")
+    assert conv.repairs == {"several_ids": 1, "leading_zero": 2, "no_turn": 1}
 
 
 @pytest.mark.parametrize("change, message", [
@@ -128,6 +129,10 @@ def test_evidence_slips_are_repaired_or_recorded_not_fatal(tmp_path):
     (lambda d: d.pop("session_2_date_time"), "7.json: session_2_date_time: missing"),
     (lambda d: d["qa"][0].__setitem__("evidence", ["D1"]),
      r"7.json: qa\[0\].evidence\[0\]: expected a dia id like 'D1:3', got 'D1'"),
+    (lambda d: d["qa"][0].__setitem__("evidence", ["D:1"]),
+     r"7.json: qa\[0\].evidence\[0\]: expected a dia id like 'D1:3', got 'D:1'"),
+    (lambda d: d["qa"][0].__setitem__("evidence", ["D1:1 or so"]),
+     r"7.json: qa\[0\].evidence\[0\]: expected a dia id like 'D1:3', got 'D1:1 or so'"),
     (lambda d: d["qa"][0].__setitem__("evidence", "D1:1"),
      r"7.json: qa\[0\].evidence: expected a list of dia ids like 'D1:3', got 'D1:1'"),
     (lambda d: d["qa"][1].__setitem__("category", "2"),
@@ -187,8 +192,141 @@ def test_conversations_26_and_30_have_the_documented_counts():
     # the one annotation slip in the two files: two ids in one evidence string
     assert c26.notes == ("qa[37].evidence[0]: 'D8:6; D9:17' read as D8:6, D9:17",)
     assert c26.questions[37].evidence == ("D8:6", "D9:17") and c30.notes == ()
+    assert c26.repairs == {"several_ids": 1} and c30.repairs == {}
     assert all(q.answer is not None for c in convs for q in c.questions if q.category != 5)
     assert all(q.adversarial_answer for c in convs for q in c.questions if q.category == 5)
+
+
+# -- the slips of the public release (locomo10.json), one fixture each --------------------
+SLIPS = ROOT / "tests" / "data" / "locomo_slips"
+SLIP_CASES = [               # fixture, evidence, missing_evidence, repairs, notes
+    # 26.json qa[37]: "D8:6; D9:17"
+    ("two_ids_in_one_string", ("D1:1", "D2:2"), (), {"several_ids": 1},
+     ("qa[0].evidence[0]: 'D1:1; D2:2' read as D1:1, D2:2",)),
+    # conv-43: "D:11:26"
+    ("extra_colon", ("D2:2",), (), {"extra_colon": 1},
+     ("qa[0].evidence[0]: 'D:2:2' read as D2:2",)),
+    # conv-50: "D30:05"
+    ("leading_zero", ("D2:2",), (), {"leading_zero": 1},
+     ("qa[0].evidence[0]: 'D2:02' read as D2:2",)),
+    # conv-49: "D9:1 D4:4 D4:6"
+    ("space_separated", ("D2:2", "D1:1", "D2:1"), (), {"several_ids": 1},
+     ("qa[0].evidence[0]: 'D2:2 D1:1 D2:1' read as D2:2, D1:1, D2:1",)),
+    # conv-42: a bare "D" next to real ids
+    ("bare_d", ("D1:1", "D2:2"), (), {"bare_d": 1},
+     ("qa[0].evidence[1]: 'D' dropped (a bare D names no turn)",)),
+    # conv-42: "D10:19" where session 10 is shorter
+    ("names_no_turn", ("D2:2",), ("D2:9",), {"no_turn": 1},
+     ("qa[0].evidence: D2:9 names no turn (kept in missing_evidence)",)),
+    # conv-50 qa[5]: "D4:5" twice
+    ("repeated_id", ("D2:2", "D1:1"), (), {"repeated": 1},
+     ("qa[0].evidence: D2:2 repeated (kept once)",)),
+]
+
+
+@pytest.mark.parametrize("fixture, evidence, missing, repairs, notes", SLIP_CASES,
+                         ids=[case[0] for case in SLIP_CASES])
+def test_each_slip_of_the_release_is_repaired_and_counted(fixture, evidence, missing, repairs,
+                                                          notes):
+    conv = load_locomo(SLIPS / f"{fixture}.json")
+    assert (conv.questions[0].evidence, conv.questions[0].missing_evidence) == (evidence, missing)
+    assert conv.repairs == repairs
+    assert conv.notes == notes
+
+
+def test_the_released_list_form_counts_repairs_per_conversation():
+    first, second = load_locomo_all(SLIPS / "release_list.json")
+    assert (first.name, first.questions[0].evidence, first.repairs) == ("conv-42", ("D1:1",),
+                                                                        {"bare_d": 1})
+    assert (second.name, second.questions[0].evidence, second.repairs) == (
+        "conv-43", ("D2:2",), {"extra_colon": 1})
+
+
+def test_every_fixture_of_the_slips_folder_loads():
+    convs = load_locomo_dir(SLIPS)
+    assert [c.name for c in convs] == ["bare_d", "extra_colon", "leading_zero", "names_no_turn",
+                                       "conv-42", "conv-43", "repeated_id", "space_separated",
+                                       "two_ids_in_one_string"]
+    total = Counter()
+    for conv in convs:
+        total.update(conv.repairs)
+    assert total == {"several_ids": 2, "extra_colon": 2, "leading_zero": 1, "bare_d": 2,
+                     "no_turn": 1, "repeated": 1}
+
+
+def test_one_id_with_a_stray_separator_is_stripped_and_counted(tmp_path):
+    conv = load_locomo(write(tmp_path, broken(lambda d: d["qa"][1].__setitem__(
+        "evidence", [" D1:1;"]))))
+    assert conv.questions[1].evidence == ("D1:1",) and conv.repairs == {"stray_separator": 1}
+    assert conv.notes == ("qa[1].evidence[0]: ' D1:1;' read as D1:1",)
+
+
+def test_session_keys_with_leading_zeros_are_read_and_one_session_twice_is_refused(tmp_path):
+    def padded(d):
+        d["session_02"] = d.pop("session_2")
+        d["session_02_date_time"] = d.pop("session_2_date_time")
+    conv = load_locomo(write(tmp_path, broken(padded)))
+    assert conv.turn("D2:2").date == "9:30 am on 20 May, 2023"
+    assert conv.repairs == {"leading_zero": 2}
+    assert conv.notes == ("session_02_date_time: read as session 2",   # dates are read first
+                          "session_02: read as session 2")
+    twice = broken(lambda d: d.__setitem__("session_02", d["session_2"]))
+    with pytest.raises(LocomoFormatError, match=r"^7.json: session_02: names session 2 again, "
+                                                r"after session_2$"):
+        load_locomo(write(tmp_path, twice))
+
+
+HUGE = "7" * 5000
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["qa"][1].__setitem__("answer", "<HUGE>"),
+     r"^7.json: qa\[1\].answer: a number of 5000 characters \(at most 100\)$"),
+    (lambda d: d.__setitem__("event_summary", {"events_session_1": [1, "<HUGE>"]}),
+     r"^7.json: event_summary.events_session_1\[1\]: a number of 5000 characters"),
+    (lambda d: d["qa"][0].__setitem__("answer", "<HUGE>.5"),
+     r"^7.json: qa\[0\].answer: a number of 5002 characters"),
+    (lambda d: d["qa"][0].__setitem__("evidence", ["D" + HUGE + ":1"]),
+     r"^7.json: qa\[0\].evidence\[0\]: expected a dia id like 'D1:3', got 'D7777"),
+    (lambda d: d.__setitem__(f"session_{HUGE}", []),
+     r"^7.json: session_7777.*: a session number of 5000 digits \(at most 9\)$"),
+], ids=["answer", "unread_field", "float", "evidence_id", "session_key"])
+def test_a_huge_number_names_the_file_and_the_field(tmp_path, change, message):
+    text = json.dumps(broken(change)).replace('"<HUGE>.5"', HUGE + ".5")
+    with pytest.raises(LocomoFormatError, match=message):
+        load_locomo(write(tmp_path, text.replace('"<HUGE>"', HUGE)))
+
+
+def test_a_huge_number_in_the_list_form_names_the_conversation(tmp_path):
+    nested = {"sample_id": "conv-7", "qa": GOOD["qa"],
+              "conversation": {k: v for k, v in GOOD.items() if k != "qa"}}
+    text = json.dumps([nested, broken(lambda d: d["qa"][2].__setitem__("category", "<HUGE>"))])
+    with pytest.raises(LocomoFormatError, match=r"^all.json\[1\]: qa\[2\].category: a number "
+                                                r"of 5000 characters"):
+        load_locomo_all(write(tmp_path, text.replace('"<HUGE>"', HUGE), "all.json"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"speaker_a": "Ann", "speaker_a": "Eve", "speaker_b": "Bob", "qa": []}',
+     r"^7.json: speaker_a: given twice in one object \(JSON keys must be unique\)$"),
+    (json.dumps(GOOD).replace('"answer": "Pixel"', '"answer": "Pixel", "answer": "Mochi"'),
+     r"^7.json: qa\[0\].answer: given twice in one object"),
+    (json.dumps([GOOD, GOOD]).replace('"speaker_b": "Bob",', '"speaker_b": "Bob", "qa": [],', 1),
+     r"^7.json\[0\]: qa: given twice in one object"),
+], ids=["top_level", "in_a_question", "in_the_list_form"])
+def test_a_key_given_twice_names_the_file_and_the_field(tmp_path, text, message):
+    with pytest.raises(LocomoFormatError, match=message):
+        load_locomo_all(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("NaN", "NaN is not standard JSON"), ("-Infinity", "-Infinity is not standard JSON"),
+    ("1e999", "1e999 does not fit a float"),
+])
+def test_numbers_json_does_not_define_are_refused(tmp_path, value, problem):
+    text = json.dumps(GOOD).replace('"answer": 2023', f'"answer": {value}')
+    with pytest.raises(LocomoFormatError, match=rf"^7.json: qa\[1\].answer: {problem}$"):
+        load_locomo(write(tmp_path, text))
 
 
 # -- break-it: what the loader used to accept and a memory then refused mid-run -----------

@@ -44,3 +44,26 @@ def test_masks_addresses_and_timings(raw, clean):
 ])
 def test_leaves_counts_and_names_alone(text):
     assert sanitize(text) == text
+
+
+def test_the_address_rule_is_anchored_and_leaves_sizes_alone():
+    # an unanchored 0x[0-9a-fA-F]+ turned "640x480" into "640xADDR"
+    assert (sanitize("<Memory at 0x7f3a2b1c9d40> drew a 640x480 image, 3x0x4 grid")
+            == "<Memory at 0xADDR> drew a 640x480 image, 3x0x4 grid")
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("<Figure size 640x480 with 1 Axes>", "<Figure size <SIZE> with 1 Axes>"),
+    ("<Figure size 1100x400 with 2 Axes>", "<Figure size <SIZE> with 2 Axes>"),
+    ("<Figure size 1280.5x720.25 with 0 Axes>", "<Figure size <SIZE> with 0 Axes>"),
+])
+def test_figure_sizes_are_normalised(raw, clean):
+    assert sanitize(raw) == clean
+
+
+def test_every_figure_in_the_lessons_outputs_is_normalised():
+    texts = [text for path in sorted(SANITIZE.parents[1].glob("solutions/*.ipynb"))
+             for text in re.findall(r"<Figure size [^<>]*>", path.read_text(encoding="utf-8"))]
+    assert texts
+    assert {re.sub(r"\d+ Axes", "N Axes", sanitize(t)) for t in texts} == {
+        "<Figure size <SIZE> with N Axes>"}
