@@ -71,8 +71,15 @@ _MONTHS = ("january february march april june july august september october nove
 _DAYS = ("monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday "
          "tonight").split()
 
-_PATTERNS = [  # (kind, regex); matched in this order, each match masked for the next
-    ("amount", rf"{_CURRENCY}\s?{_NUM}|{_NUM}\s?(?:{_CURRENCY}|{_UNITS})(?!\w)"),
+# An amount: a currency then a number, or a number then a currency or a unit. The
+# second form is tried only from the first digit of a run of digits and commas (every
+# later digit of the run gives the same answer, and trying each one made the pattern
+# quadratic on a long digit run); the commas before that digit are captured and kept.
+_AMOUNT_TAIL = rf"{_NUM}\s?(?:{_CURRENCY}|{_UNITS})(?!\w)"
+_AMOUNT = re.compile(rf"{_CURRENCY}\s?{_NUM}|(?<![\d,])(,*){_AMOUNT_TAIL}")
+_AMOUNT_RESUMED = re.compile(rf"(,*){_AMOUNT_TAIL}")  # where a match ended inside a run
+_RUN_CHARS = frozenset("0123456789,")
+_PATTERNS = [  # (kind, regex); after the amounts, matched in this order, each masked for the next
     ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
              r"|\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
              rf"|\b(?:{'|'.join(_MONTHS + _DAYS)})\b"
@@ -80,14 +87,42 @@ _PATTERNS = [  # (kind, regex); matched in this order, each match masked for the
     ("id", r"\b[A-Za-z]{1,5}-\d+\b|#\d+\b|\b\d{4,}\b"),
     ("number", r"\d"),
 ]
-_COMPILED = [(kind, re.compile(rx, re.IGNORECASE if kind == "date" else 0))
-             for kind, rx in _PATTERNS]
+
+
+def _mask_amounts(text: str) -> tuple[bool, str]:
+    """(any amount found, ``text`` with each amount replaced by one space), in one
+    left-to-right pass: the same matches as the plain amount regex, in linear time."""
+    parts, done = [], 0
+    while True:
+        match = None
+        if 0 < done < len(text) and text[done - 1] in _RUN_CHARS and text[done] in _RUN_CHARS:
+            match = _AMOUNT_RESUMED.match(text, done)   # "$5.5,3kg": "3kg" after "$5.5"
+        match = match or _AMOUNT.search(text, done)
+        if match is None:
+            break
+        parts += [text[done:match.start() + len(match.group(1) or "")], " "]
+        done = match.end()
+    return bool(parts), "".join(parts) + text[done:]
+
+
+def _masker(pattern: re.Pattern):
+    def mask(text: str) -> tuple[bool, str]:
+        masked, found = pattern.subn(" ", text)
+        return found > 0, masked
+    return mask
+
+
+_MASKS = [("amount", _mask_amounts)] + [
+    (kind, _masker(re.compile(rx, re.IGNORECASE if kind == "date" else 0)))
+    for kind, rx in _PATTERNS]
 _CONSTRAINT = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in CONSTRAINT_WORDS) + r")\b",
                          re.IGNORECASE)
 _NOT_NAMES = {"I", "I'm", "I'll", "I've", "I'd", "OK", "Ok"}
 _ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.", "No.", "Rs.", "vs.", "e.g.", "i.e.")
 _SPLIT = re.compile(r"(?<=[.!?])(?:;\s*|\s+)(?=[\"'(\[]?[A-Z0-9])"
-                    r"|\s+(?=\[(?:user|assistant)\] )")      # a speaker tag starts one
+                    r"|(?<!\s)\s+(?=\[(?:user|assistant)\] )")  # a speaker tag starts one
+# (from the start of a run of white space only: trying every space of a long run was
+# quadratic, and a later start in the run gives the same split)
 _TAG = re.compile(r"^\[(user|assistant)\] ")
 
 
@@ -106,13 +141,13 @@ def split_sentences(text: str) -> list[str]:
         raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.60}")
     out: list[str] = []
     for line in text.splitlines():
-        pieces: list[str] = []
+        sentences: list[list[str]] = []        # the pieces of each sentence
         for piece in _SPLIT.split(line.strip()):
-            if pieces and pieces[-1].endswith(_ABBREVIATIONS):
-                pieces[-1] += " " + piece      # "Dr. Rao" is one sentence
+            if sentences and sentences[-1][-1].endswith(_ABBREVIATIONS):
+                sentences[-1].append(piece)    # "Dr. Rao" is one sentence
             else:
-                pieces.append(piece)
-        out += [p.strip() for p in pieces if p.strip()]
+                sentences.append([piece])
+        out += [s for s in (" ".join(pieces).strip() for pieces in sentences) if s]
     return out
 
 
@@ -132,10 +167,10 @@ def fact_kinds(sentence: str) -> tuple[str, ...]:
     if not isinstance(sentence, str):
         raise TypeError(f"sentence must be a str, got {type(sentence).__name__}: {sentence!r:.60}")
     found, rest = set(), sentence
-    for kind, pattern in _COMPILED:   # mask each match so "Rs 60000" is not also an id
-        if pattern.search(rest):
+    for kind, mask in _MASKS:        # mask each match so "Rs 60000" is not also an id
+        hit, rest = mask(rest)
+        if hit:
             found.add(kind)
-            rest = pattern.sub(" ", rest)
     for clause in rest.split(":"):     # a capital after "Noted:" starts a clause too
         words = re.findall(r"[A-Za-z][\w'-]*", clause)
         if any(w[0].isupper() and w not in _NOT_NAMES for w in words[1:]):

@@ -112,15 +112,15 @@ def parse_summary_turns(prompt: str) -> tuple[str, list[tuple[str, str]]]:
         raise ValueError(f"not a summary prompt (needs the lines {SUMMARY_HEADER.strip()!r} "
                          f"then {TURNS_HEADER.strip()!r}): {prompt[:60]!r}")
     summary = _dedent(lines[summary_at + 1:turns_at]).strip()
-    turns: list[tuple[str, str]] = []
+    turns: list[tuple[str, list[str]]] = []              # lines joined once, at the end
     for line in lines[turns_at + 1:]:
         role, sep, text = line.partition(": ")
         if sep and role in ("user", "assistant"):
-            turns.append((role, text))                   # a new turn
+            turns.append((role, [text]))                 # a new turn
         elif turns and line.startswith("  "):            # the next line of a multi-line
-            role, text = turns[-1]                       # message
-            turns[-1] = (role, text + "\n" + line[2:])
-    return ("" if summary == NO_SUMMARY else summary), turns
+            turns[-1][1].append(line[2:])                # message
+    return (("" if summary == NO_SUMMARY else summary),
+            [(role, "\n".join(parts)) for role, parts in turns])
 
 
 def _last_line(lines: list[str], wanted: str) -> int | None:

@@ -130,7 +130,9 @@ def decode_json(text: str, what: str = "the text") -> object:
 
     ``what`` names the text in the errors ("the reply", "the profile"). Raises
     ValueError "<what> is not valid JSON (<reason> at character <n>)", "<what> gives the
-    key 'k' twice" or "<what> is JSON nested too deep to read".
+    key 'k' twice", "<what> holds a number too long to read" (an integer of more than
+    ``sys.get_int_max_str_digits()`` digits, 4300 by default) or "<what> is JSON nested
+    too deep to read".
     """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
@@ -138,6 +140,8 @@ def decode_json(text: str, what: str = "the text") -> object:
         raise ValueError(f"{what} is not valid JSON ({exc.msg} at character {exc.pos})") from None
     except _KeyTwice as exc:
         raise ValueError(f"{what} gives the key {exc.args[0]!r} twice") from None
+    except ValueError:          # int(): more digits than sys.get_int_max_str_digits()
+        raise ValueError(f"{what} holds a number too long to read") from None
     except RecursionError:
         raise ValueError(f"{what} is JSON nested too deep to read") from None
 
@@ -262,14 +266,16 @@ def structured_stub(prompt: str) -> str:
     """
     summary_text, contents = parse_summary_prompt(prompt)
     summary, points = _previous(summary_text)
+    listed = set(points)
     kept: list[str] = []
     for index, content in enumerate(contents):
         last = index == len(contents) - 1
         for sentence in _sentences(content):
             lowered = sentence.lower()
             if (last and sentence.endswith("?")) or any(m in lowered for m in _UNRESOLVED):
-                if sentence not in points:
+                if sentence not in listed:
                     points.append(sentence)
+                    listed.add(sentence)
             elif not _is_small_talk(sentence):
                 kept.append(sentence)
     text = " ".join(([summary] if summary else []) + kept) or "(no facts yet)"
@@ -287,18 +293,19 @@ def _shorten(summary: str, limit: int) -> str:
     if fitting:
         return summary[:fitting[-1]]
     room = limit - len(ELLIPSIS)
-    cut = ""
+    words, length = [], -1                    # length of " ".join(words)
     for word in summary.split():
-        longer = f"{cut} {word}" if cut else word
-        if len(longer) > room:
+        if length + 1 + len(word) > room:
             break
-        cut = longer
-    return (cut or summary.strip()[:room]) + ELLIPSIS
+        words.append(word)
+        length += 1 + len(word)
+    return (" ".join(words) or summary.strip()[:room]) + ELLIPSIS
 
 
 def _points_chars(points: tuple[str, ...]) -> int:
-    """Characters the open points add to :meth:`StructuredSummary.render` (0 if none)."""
-    return len(StructuredSummary("x", points).render()) - 1
+    """Characters the open points add to :meth:`StructuredSummary.render` (0 if none):
+    the title line, then one ``- point`` line each."""
+    return len(OPEN_POINTS_TITLE) + 1 + sum(len(p) + 3 for p in points) if points else 0
 
 
 def cap_structured(s: StructuredSummary, cap_chars: int,
@@ -339,9 +346,11 @@ def cap_structured(s: StructuredSummary, cap_chars: int,
     if s.chars <= cap_chars:
         return s
     reserved = min(len(s.summary), math.ceil(min_summary_share * cap_chars))
-    points = s.open_points
-    while points and _points_chars(points) > cap_chars - reserved:
-        points = points[1:]                                   # drop the oldest
+    points, drop, used = s.open_points, 0, _points_chars(s.open_points)
+    while drop < len(points) and used > cap_chars - reserved:
+        used -= len(points[drop]) + 3                         # drop the oldest
+        drop += 1
+    points = points[drop:]
     room = cap_chars - _points_chars(points)
     summary = s.summary if len(s.summary) <= room else _shorten(s.summary, room)
     return StructuredSummary(summary, points)

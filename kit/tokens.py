@@ -13,10 +13,21 @@ columns; a plain lambda works too and is labelled "tokens".
   reply-priming overhead documented in OpenAI's cookbook, "How to count tokens with
   tiktoken" (3 tokens a message, 1 more for a ``name``, 3 to prime the reply).
 - :class:`CallCounter`: wraps a measure and counts how often it is called.
+
+The tiktoken counters are exact on ordinary text. tiktoken's encoder is super-linear on
+a very long unbroken run (a megabyte of one letter, of random letters or of white space
+is one piece to merge, and ``o200k_base`` gives up on a megabyte of spaces), so a run of
+more than :data:`MAX_RUN` characters without white space, or of white space, is cut
+every ``MAX_RUN`` characters before counting, and each cut adds one token: the count of
+such a text errs high, by about a token per cut, and takes linear time. (BPE gives no
+proof that a cut never lowers a count by more than the token added; on the samples of
+tests/test_tokens.py, hundreds of runs of letters, digits, CJK, emoji, punctuation and
+white space cut every 40 characters, it never does.)
 """
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 
@@ -26,7 +37,7 @@ __all__ = [
     "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "cl100k_tokens", "count_words",
     "count_characters", "tiktoken_counter", "count_tokens", "resolve_encoding",
     "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measure_name", "measured",
-    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMING_TOKENS",
+    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMING_TOKENS", "MAX_RUN",
 ]
 
 Measure = Callable[[str], int]
@@ -35,6 +46,7 @@ ENCODINGS = ("cl100k_base", "o200k_base")
 TOKENS_PER_MESSAGE = 3     # <|start|>{role}<|message|>{content}<|end|>
 TOKENS_PER_NAME = 1
 REPLY_PRIMING_TOKENS = 3   # <|start|>assistant<|message|>
+MAX_RUN = 4096             # characters: a longer run is cut before tiktoken counts it
 
 
 def _check_text(text: object) -> str:
@@ -109,6 +121,26 @@ def _encoding(name: str):
     return tiktoken.get_encoding(name)
 
 
+@functools.lru_cache(maxsize=4)
+def _long_runs(limit: int) -> re.Pattern:
+    """Runs of more than ``limit`` non-space or space characters, found from their start."""
+    return re.compile(rf"(?<!\S)\S{{{limit + 1},}}|(?<!\s)\s{{{limit + 1},}}")
+
+
+def _length(enc, text: str) -> int:
+    """Tokens of ``text`` in ``enc``; runs longer than :data:`MAX_RUN` are cut every
+    ``MAX_RUN`` characters and each cut adds one token (see the module docstring)."""
+    limit = MAX_RUN
+    if len(text) <= limit:
+        return len(enc.encode(text, disallowed_special=()))
+    total, done = 0, 0
+    for run in _long_runs(limit).finditer(text):
+        for cut in range(run.start() + limit, run.end(), limit):
+            total += len(enc.encode(text[done:cut], disallowed_special=())) + 1
+            done = cut
+    return total + len(enc.encode(text[done:], disallowed_special=()))
+
+
 def get_encoding(name: str | None = None):
     """The ``tiktoken.Encoding`` for an encoding or model name, loaded with no network.
 
@@ -119,29 +151,34 @@ def get_encoding(name: str | None = None):
 
 
 def count_tokens(text: str, encoding: str | None = None) -> int:
-    """Exact number of BPE tokens of ``text`` (default encoding ``cl100k_base``).
+    """Number of BPE tokens of ``text`` (default encoding ``cl100k_base``), exact on
+    ordinary text.
 
     Special-token strings such as ``<|endoftext|>`` are counted as ordinary text,
-    never raised on. Raises TypeError for a non-string.
+    never raised on. A run of more than :data:`MAX_RUN` characters without white space
+    (or of white space) is cut before counting, so such a text's count errs high, never
+    low (see the module docstring). Raises TypeError for a non-string.
     """
-    return len(get_encoding(encoding).encode(_check_text(text), disallowed_special=()))
+    return _length(get_encoding(encoding), _check_text(text))
 
 
 @_with_unit("tokens")
 def cl100k_tokens(text: str) -> int:
     """Tokens of ``text`` in ``cl100k_base``, the default measure of every memory (the
     encoding is loaded on the first call, from the files installed with the package).
-    Raises TypeError for a non-string."""
-    return len(_encoding(DEFAULT_ENCODING).encode(_check_text(text), disallowed_special=()))
+    Exact on ordinary text; errs high on a run longer than :data:`MAX_RUN` characters,
+    as :func:`count_tokens`. Raises TypeError for a non-string."""
+    return _length(_encoding(DEFAULT_ENCODING), _check_text(text))
 
 
 def tiktoken_counter(encoding: str | None = None) -> Measure:
-    """A measure ``str -> int`` counting tiktoken tokens in ``encoding`` (or model name)."""
+    """A measure ``str -> int`` counting tiktoken tokens in ``encoding`` (or model name),
+    as :func:`count_tokens` does (exact on ordinary text, high on very long runs)."""
     name = resolve_encoding(encoding)
     enc = _encoding(name)
 
     def count(text: str) -> int:
-        return len(enc.encode(_check_text(text), disallowed_special=()))
+        return _length(enc, _check_text(text))
 
     count.unit = "tokens"  # type: ignore[attr-defined]
     count.__name__ = f"tiktoken_{name}"

@@ -156,3 +156,41 @@ def test_a_verdict_nested_too_deep_is_unjudged_not_a_crash():
     deep = '{"grounded": true, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     assert parse_verdict(deep) is None
     assert judge("q?", "5 days [1].", CHUNKS, lambda system, user: deep) is None
+
+
+# --- no retrieved context (issue 10) ---------------------------------------------------
+
+class RecordingJudge:
+    """A lenient judge that calls everything grounded and records each call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, system, user):
+        self.calls.append((system, user))
+        return '{"grounded": true, "reason": "looks fine"}'
+
+
+@pytest.mark.parametrize("chunks", [[], (), [Chunk("c0", "  \n", "blank.md")]])
+def test_an_answer_with_no_context_scores_zero_before_any_judge_call(chunks):
+    model = RecordingJudge()
+    verdict = judge("How long do refunds take?", "Refunds take 5 days [1].", chunks, model)
+    assert verdict == Verdict(0.0, "no context was retrieved, so nothing supports the answer", "")
+    assert model.calls == []
+
+
+def test_the_harness_scores_an_answer_given_no_context_zero_without_a_judge_call():
+    from types import SimpleNamespace
+
+    from kit.rag.evaluate import evaluate
+
+    class NoContextBot:             # answers, cites nothing shown, is not a refusal
+        def ask(self, session_id, question):
+            return SimpleNamespace(answer="Refunds take 5 days.", query=question, chunk_ids=[],
+                                   chunks=[], refused=False)
+
+    model = RecordingJudge()
+    report = evaluate(NoContextBot(), [{"question": "How long?", "gold_chunk_id": "c1"}], model)
+    assert [(r.groundedness, r.judge_reason) for r in report.rows] == [
+        (0.0, "no context was retrieved, so nothing supports the answer")]
+    assert report.groundedness == 0.0 and model.calls == []

@@ -119,3 +119,35 @@ def test_bad_history_or_question():
         rewrite_query(ScriptedLLM([]), None, QUESTION)
     with pytest.raises(TypeError, match="question must be a str"):
         rewrite_query(ScriptedLLM([]), HISTORY, 42)
+
+
+# --- a labelled query followed by an explanation (issue 10) ---------------------------
+
+@pytest.mark.parametrize("reply", [
+    "Rewritten query: delivery time for COD orders\n\nExplanation: the user asks about COD.",
+    "Standalone question: delivery time for COD orders\nExplanation: the user means COD.",
+    "Query: delivery time for COD orders\n\nReason: 'and for COD?' refers to the delivery time.",
+    "**Rewritten query:** delivery time for COD orders\n\n**Explanation:** a follow-up on COD.",
+    "Standalone search query:\ndelivery time for COD orders\n\nThe user asked about COD.",
+    "Sure! Here is the rewritten query: \"delivery time for COD orders\"\n\nHope this helps.",
+])
+def test_a_labelled_query_with_an_explanation_is_parsed(reply):
+    result = rewrite_query(ScriptedLLM([reply]), HISTORY, QUESTION)
+    assert (result.query, result.used_rewrite) == ("delivery time for COD orders", True)
+    assert result.reason.endswith("ignored the text after the labelled query)")
+
+
+def test_the_reason_names_the_label_and_the_ignored_explanation():
+    assert clean_query("Rewritten query: COD refund\n\nExplanation: the user asks about COD.") == (
+        "COD refund", "removed the preamble 'Rewritten query:'; "
+                      "ignored the text after the labelled query")
+
+
+def test_a_label_followed_by_no_query_or_no_clear_break_is_still_refused():
+    for reply, reason in [
+            ("Query:\n\nExplanation: nothing to rewrite.", "only an explanation after the label"),
+            ("COD refund\n\nExplanation: the user asks about COD.", "3 lines, expected one"),
+            ("Query: COD refund\nfor orders paid in cash", "2 lines, expected one")]:
+        result = rewrite_query(ScriptedLLM([reply]), HISTORY, QUESTION)
+        assert (result.query, result.used_rewrite) == (QUESTION, False), reply
+        assert result.reason.startswith(f"rewrite rejected ({reason}"), result.reason

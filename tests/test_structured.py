@@ -350,3 +350,14 @@ def test_a_key_given_twice_is_rejected_naming_it(text, key):
         parse_structured_summary(text)
     with pytest.raises(ValueError, match=f"gives the key '{key}' twice"):
         load_json_reply(text)
+
+
+def test_a_number_too_long_to_read_is_named_not_a_raw_int_error():
+    from kit.structured import decode_json, load_json_reply
+    huge = '{"summary": "x", "open_points": [], "n": ' + "7" * 5000 + "}"
+    with pytest.raises(ValueError, match=r"^the profile holds a number too long to read$"):
+        decode_json(huge, "the profile")
+    with pytest.raises(ValueError, match=r"^the reply holds a number too long to read; it began"):
+        load_json_reply(huge)
+    with pytest.raises(ValueError, match="the reply holds a number too long to read"):
+        parse_structured_summary(huge)

@@ -218,3 +218,42 @@ def test_count_chat_tokens_with_a_measure_and_a_bad_measure():
 def test_call_counter_needs_a_measure():
     with pytest.raises(TypeError, match="wraps a measure"):
         CallCounter(5)
+
+
+# --- long unbroken runs (issue 10) -------------------------------------------------------
+
+def _samples():
+    """Texts with runs of letters, digits, CJK, emoji, punctuation and white space longer
+    than the cut length of the test (40 characters), alone and around ordinary text."""
+    import random
+    rng = random.Random(7)
+    alphabets = ["abcdefghijklmnopqrstuvwxyz", "ab", "aB3", "0123456789", "中文字日本語한국어",
+                 "😀👍🏽\u200d", "!?.,;-()[]", " \t\n", "aé\u0301ñ", "x ", "<|endoftext|>"]
+    texts = ["Hello there. " + "a" * 200 + " and more words.", " " * 300 + "x",
+             "word " * 40 + "ab" * 150, "7" * 301, "\r\n" * 100]
+    for _ in range(150):
+        run = "".join(rng.choices(rng.choice(alphabets), k=rng.randint(40, 400)))
+        texts.append(rng.choice(["", "Hi ", "order 123 "]) + run + rng.choice(["", " ok", "\n"]))
+    return texts
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_long_unbroken_runs_are_counted_high_never_low(encoding, monkeypatch):
+    import kit.tokens
+    enc = get_encoding(encoding)
+    counters = [tiktoken_counter(encoding), lambda t: count_tokens(t, encoding)]
+    if encoding == "cl100k_base":
+        counters.append(kit.tokens.cl100k_tokens)
+    real_limit = kit.tokens.MAX_RUN
+    monkeypatch.setattr(kit.tokens, "MAX_RUN", 40)     # many cuts on short samples
+    for text in _samples():
+        exact = len(enc.encode(text, disallowed_special=()))
+        cuts = len(text) // 40
+        for count in counters:
+            assert exact <= count(text) <= exact + 3 * cuts, (text[:30], encoding)
+    monkeypatch.setattr(kit.tokens, "MAX_RUN", real_limit)
+    # a megabyte of white space: tiktoken's own encoder gives up on it under o200k_base
+    # ("Max stack size exceeded"); 128 spaces make one token in both encodings
+    spaces = 1_000_000
+    for count in counters:
+        assert -(-spaces // 128) <= count(" " * spaces) <= -(-spaces // 128) + spaces // real_limit

@@ -61,11 +61,11 @@ def parse_batch_prompt(prompt: str) -> list[tuple[str, str]]:
     heads = [n for n, line in enumerate(lines) if line in (ITEMS_HEADER, SUMMARIES_HEADER)]
     if not heads:
         raise ValueError(f"not a batch prompt (no {ITEMS_HEADER!r} line): {prompt[:60]!r}")
-    entries: list[list[str]] = []
+    entries: list[tuple[str, list[str]]] = []          # (id, lines of the text)
     for line in lines[heads[-1] + 1:]:
         match = re.match(r"\[([^\]]+)\] (.*)", line)
         if match:
-            entries.append([match[1], match[2]])
+            entries.append((match[1], [match[2]]))
         elif entries and line.startswith("  "):
-            entries[-1][1] += "\n" + line[2:]
-    return [(label, text) for label, text in entries]
+            entries[-1][1].append(line[2:])
+    return [(label, "\n".join(text)) for label, text in entries]

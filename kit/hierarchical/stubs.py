@@ -18,7 +18,20 @@ from kit.hierarchical.prompts import parse_batch_prompt
 
 __all__ = ["first_sentence_summariser", "ShrinkingStub"]
 
-_SENTENCE = re.compile(r"\s*(.+?[.!?])(?=\s|$)", re.S)
+_SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.S)
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``, from its first non-space character (the whole
+    text, stripped, if none). The leading white space is skipped before the match, not
+    inside it: a pattern starting with ``\\s*`` was quadratic on a long run of spaces."""
+    body = text.lstrip()
+    match = _SENTENCE.match(body)
+    if match:
+        return match[1]
+    if body[:1] in (".", "!", "?") and body != text and (len(body) == 1 or body[1].isspace()):
+        return body[0]                           # a mark alone after the white space
+    return text.strip()
 
 
 def first_sentence_summariser(prompt: str) -> str:
@@ -27,10 +40,7 @@ def first_sentence_summariser(prompt: str) -> str:
     A sentence ends at ``.``, ``!`` or ``?`` followed by whitespace or the end (the whole
     text if none). Reads :func:`parse_batch_prompt`'s layout; ids are not repeated.
     """
-    firsts = []
-    for _, text in parse_batch_prompt(prompt):
-        match = _SENTENCE.match(text)
-        firsts.append(match[1] if match else text.strip())
+    firsts = [_first_sentence(text) for _, text in parse_batch_prompt(prompt)]
     return " ".join(" ".join(f.split()) for f in firsts)
 
 

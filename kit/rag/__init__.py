@@ -28,7 +28,7 @@ from kit.rag.evaluate import ADVICE, EvalReport, EvalRow, diagnose, evaluate
 from kit.rag.goldset import (ConversationStep, EvalSet, GoldConversation, GoldQuestion,
                              load_eval_set)
 from kit.rag.guardrail import REFUSAL, GuardrailResult, check_citations, refuse
-from kit.rag.judge import (JUDGE_STOPWORDS, JUDGE_SYSTEM, FlakyJudge, Verdict,
+from kit.rag.judge import (JUDGE_STOPWORDS, JUDGE_SYSTEM, NO_CONTEXT, FlakyJudge, Verdict,
                            build_judge_prompt, content_words, judge, overlap_judge,
                            parse_judge_prompt, parse_verdict, split_sentences)
 from kit.rag.metrics import LatencyReport, Metrics, percentile
@@ -68,7 +68,7 @@ __all__ = [
     # judge
     "JUDGE_SYSTEM", "Verdict", "build_judge_prompt", "parse_judge_prompt", "parse_verdict",
     "judge", "content_words", "split_sentences", "overlap_judge", "FlakyJudge",
-    "JUDGE_STOPWORDS",
+    "JUDGE_STOPWORDS", "NO_CONTEXT",
     # stub_models
     "QuotingModel", "standalone_table", "context_chunks", "first_sentence",
     # evaluate

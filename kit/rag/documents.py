@@ -36,7 +36,6 @@ __all__ = ["Chunk", "MAX_WORDS", "chunk_markdown", "load_markdown", "load_corpus
 
 MAX_WORDS = 80  # words per chunk, heading line not counted
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -64,6 +63,17 @@ def _slug(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
 
 
+def _heading(line: str) -> str | None:
+    """The title of an ATX heading line (stripped), or None: one to six ``#``, white
+    space, the title, then optional closing ``#``s and white space, which are dropped
+    ("## Refunds ##" -> "Refunds"). A loop, not a regex: the regex with three adjacent
+    optional runs was cubic on a heading line full of spaces."""
+    hashes = len(line) - len(line.lstrip("#"))
+    if not 1 <= hashes <= 6 or not line[hashes:hashes + 1].isspace():
+        return None
+    return line[hashes:].strip().rstrip("#").rstrip()
+
+
 def _sections(text: str) -> list[tuple[str, list[str]]]:
     """[(heading title, [paragraph, ...]), ...] in text order; lines of a paragraph are
     joined with spaces; text before the first heading has the title ""."""
@@ -77,10 +87,10 @@ def _sections(text: str) -> list[tuple[str, list[str]]]:
 
     for raw in text.splitlines():
         line = raw.strip()
-        heading = _HEADING.match(line)
-        if heading:
+        title = _heading(line)
+        if title is not None:
             end_paragraph()
-            sections.append((heading.group(2), []))
+            sections.append((title, []))
         elif line:
             lines.append(line)
         else:

@@ -35,7 +35,7 @@ from kit.structured import decode_json
 
 __all__ = ["JUDGE_SYSTEM", "Verdict", "build_judge_prompt", "parse_judge_prompt",
            "parse_verdict", "judge", "content_words", "split_sentences", "overlap_judge",
-           "FlakyJudge", "JUDGE_STOPWORDS"]
+           "FlakyJudge", "JUDGE_STOPWORDS", "NO_CONTEXT"]
 
 JUDGE_SYSTEM = (
     "You check answers of a support assistant. The answer may use only the numbered "
@@ -102,14 +102,14 @@ def parse_judge_prompt(prompt: str) -> tuple[str, list[str], str]:
     def dedent(block: list[str]) -> str:
         return "\n".join(line[2:] for line in block)
 
-    chunks: list[str] = []
+    chunks: list[list[str]] = []                # the lines of each chunk
     for line in lines[c + 1:a]:
         start = re.match(r"  \[\d+\] ", line)
         if start:
-            chunks.append(line[start.end():])
+            chunks.append([line[start.end():]])
         elif chunks and line.startswith("    "):
-            chunks[-1] += "\n" + line[4:]
-    return dedent(lines[q + 1:c]), chunks, dedent(lines[a + 1:])
+            chunks[-1].append(line[4:])
+    return dedent(lines[q + 1:c]), ["\n".join(chunk) for chunk in chunks], dedent(lines[a + 1:])
 
 
 def _read(text: object) -> dict | None:
@@ -143,16 +143,25 @@ def parse_verdict(text: object) -> float | None:
     return None if data is None else float(data["grounded"])
 
 
+NO_CONTEXT = "no context was retrieved, so nothing supports the answer"
+
+
 def judge(question: str, answer: str, chunks: Sequence[Chunk],
           model: Callable[[str, str], str]) -> Verdict | None:
     """Ask ``model`` (a chat model ``(system, user) -> str``) whether ``answer`` is
     supported by ``chunks``; return a :class:`Verdict`, or None when unjudged.
 
+    With no context (no chunk, or only chunks of blank text) the verdict is
+    ``Verdict(0.0, NO_CONTEXT, "")``, decided before any model call: nothing was
+    retrieved, so nothing can support the answer, whatever a lenient judge would say.
     Unjudged means the model raised an ``Exception`` (timeout, HTTP error...) or its
     reply is not a verdict (:func:`parse_verdict`). A ``KeyboardInterrupt`` still
-    propagates. One model call. Raises TypeError for bad arguments (before any call).
+    propagates. At most one model call. Raises TypeError for bad arguments (before any
+    call).
     """
     prompt = build_judge_prompt(question, answer, chunks)
+    if not any(chunk.text.strip() for chunk in chunks):
+        return Verdict(0.0, NO_CONTEXT, "")
     try:
         reply = model(JUDGE_SYSTEM, prompt)
     except Exception:
@@ -183,7 +192,9 @@ def content_words(text: str) -> set[str]:
             if any(ch.isdigit() for ch in w) or (len(w) >= 3 and w not in JUDGE_STOPWORDS)}
 
 
-_SENTENCE_END = re.compile(r"[.!?]+(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])*(?=\s|$)")
+# From the first mark of a run only: trying every mark of a long run ("!!!...!x") was
+# quadratic, and a later start in the run ends where the first one does, or fails.
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]+(?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])*(?=\s|$)")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -196,6 +207,9 @@ def split_sentences(text: str) -> list[str]:
         start = end.end()
     sentences.append(text[start:].strip())
     return [s for s in sentences if s]
+
+
+_NOWHERE: frozenset[int] = frozenset()
 
 
 def overlap_judge(*args: str, min_overlap: float = 0.5) -> str:
@@ -230,11 +244,15 @@ def overlap_judge(*args: str, min_overlap: float = 0.5) -> str:
     cited = [s for s in split_sentences(answer) if find_markers(s)]
     if not cited:
         return verdict(False, "no sentence cites a chunk")
+    where: dict[str, set[int]] = {}              # content word -> the chunks holding it
+    for n, text in enumerate(chunks, 1):
+        for word in content_words(text):
+            where.setdefault(word, set()).add(n)
     for i, sentence in enumerate(cited, 1):
         words = content_words(sentence)
         numbers = sorted(set(find_markers(sentence)))
-        source = set().union(*(content_words(chunks[n - 1]) for n in numbers))
-        shared = len(words & source)
+        shown = set(numbers)
+        shared = sum(1 for word in words if not where.get(word, _NOWHERE).isdisjoint(shown))
         if words and shared < min_overlap * len(words):
             cites = "".join(f"[{n}]" for n in numbers)
             return verdict(False, f"cited sentence {i} shares {shared} of {len(words)} "

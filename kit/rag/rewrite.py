@@ -12,9 +12,16 @@ The model's reply is checked before it reaches the retriever (:func:`clean_query
 - a chatty label in front of the query is removed when the query can be cut out
   safely: ``Sure! Here is the query: X``, ``Here's the rewritten query: X``,
   ``Query: X``, ``Standalone search query:\\nX``;
+- a labelled query followed by an explanation is cut out: after the label, the
+  query is the first line when a blank line or a line such as ``Explanation: ...``
+  follows it (``Rewritten query: X\\n\\nExplanation: the user asks ...``);
 - rejected: a non-str or empty reply, a reply still chatty after that (it starts
-  with "Sure", "Here", "I ", "Sorry"...), a reply on more than one line (after
-  cleaning), and a reply longer than ``max_words`` words.
+  with "Sure", "Here", "I ", "Sorry"...), a label followed only by an explanation, a
+  reply on more than one line (after cleaning), and a reply longer than
+  ``max_words`` words.
+
+Every step takes time linear in the length of the reply: no pattern here can backtrack
+over a long run of spaces, newlines or quotes.
 
 A rejected reply, or a model call that raises any Exception, falls back to the raw
 question: a failed helper call must not fail the turn. :func:`rewrite_query` returns a
@@ -38,7 +45,7 @@ REWRITE_SYSTEM = (
 )
 MAX_QUERY_WORDS = 24
 
-_FENCE = re.compile(r"^```[\w-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_FENCE_INFO = re.compile(r"[\w-]*\s*")      # the info string after ``` and the white space
 _OPENER = r"(?:sure|okay|ok|certainly|of course|absolutely|great)\b[!.,]?\s*"
 _HERE = r"here(?:'s|’s| is| you go)?\b[^:\n]{0,40}"
 _LABEL = r"(?:[\w-]+\s+){0,3}(?:query|question|search)"
@@ -46,6 +53,8 @@ _PREAMBLE = re.compile(rf"^(?:{_OPENER})?(?:{_HERE}|{_LABEL}(?:\s+is)?)\s*:\s*",
 _CHATTY = re.compile(r"^(?:sure|okay|ok|certainly|of course|absolutely|here|i|i'm|i’m|"
                      r"sorry|as an ai|unfortunately|the (?:standalone |rewritten )?query)\b",
                      re.IGNORECASE)
+_EXPLANATION = re.compile(r"(?:explanation|reason|reasoning|rationale|note|notes|why|"
+                          r"justification)\b[^:\n]{0,40}:", re.IGNORECASE)
 _QUOTES = "\"'`“”‘’«»"
 
 
@@ -69,19 +78,44 @@ def build_rewrite_prompt(history: str, question: str) -> str:
             f"Final user question:\n{indent_continuation(question.strip())}")
 
 
+def _unfence(text: str) -> str:
+    """The body of a markdown code fence around all of ``text`` (stripped), else ``text``:
+    after the opening ```, an info string and white space are skipped, and one line
+    break before the closing ``` is dropped."""
+    if len(text) < 6 or not (text.startswith("```") and text.endswith("```")):
+        return text
+    inner = text[3:-3]
+    body = inner[_FENCE_INFO.match(inner).end():]
+    return (body[:-1] if body.endswith("\n") else body).strip()
+
+
 def _strip_marks(text: str) -> str:
-    text = text.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
+    text = _unfence(text.strip())
     text = re.sub(r"^(?:[-*>#]+\s+)", "", text)          # bullet, quote or heading mark
     return text.replace("**", "").replace("__", "").strip()
 
 
 def _strip_quotes(text: str) -> str:
-    while len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
-        text = text[1:-1].strip()
-    return text.strip(_QUOTES + " \t").strip()
+    start, end = 0, len(text)                          # text[start:end], peeled in place
+    while end - start >= 2 and text[start] in _QUOTES and text[end - 1] in _QUOTES:
+        start, end = start + 1, end - 1
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    return text[start:end].strip(_QUOTES + " \t").strip()
+
+
+def _labelled_line(text: str) -> tuple[str, bool]:
+    """The query after a label: ``text`` itself, or its first line when a blank line or
+    an explanation line follows it (then True: the rest was ignored)."""
+    first, newline, rest = text.partition("\n")
+    if not newline:
+        return text, False
+    second = rest.partition("\n")[0].strip()
+    if not second or _EXPLANATION.match(second):
+        return first.strip(), True
+    return text, False
 
 
 def clean_query(reply: object, max_words: int = MAX_QUERY_WORDS) -> tuple[str | None, str]:
@@ -97,11 +131,15 @@ def clean_query(reply: object, max_words: int = MAX_QUERY_WORDS) -> tuple[str | 
         return None, f"reply is not a str ({type(reply).__name__})"
     text = _strip_marks(reply)
     notes = []
-    preamble = _PREAMBLE.match(text)
+    preamble, ignored = _PREAMBLE.match(text), False
     if preamble:
         notes.append(f"removed the preamble {preamble.group(0).strip()!r}")
-        text = _strip_marks(text[preamble.end():])
+        text, ignored = _labelled_line(_strip_marks(text[preamble.end():]))
     query = _strip_quotes(text)
+    if preamble and _EXPLANATION.match(query):
+        return None, f"only an explanation after the label: {query[:40]!r}"
+    if ignored:
+        notes.append("ignored the text after the labelled query")
     if not query:
         return None, "empty reply"
     if "\n" in query or "\r" in query:

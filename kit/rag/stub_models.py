@@ -55,14 +55,14 @@ def context_chunks(user: str) -> list[str]:
     start = start + 1 if start >= 0 else 0 if head.startswith(_CONTEXT) else -1
     if not found or start < 0:
         raise ValueError(f"not an answer prompt (needs 'Context:' then 'Question:'): {user[:60]!r}")
-    chunks: list[str] = []
+    chunks: list[list[str]] = []             # the lines of each chunk
     for line in head[start + len(_CONTEXT):].split("\n"):
         numbered = _NUMBERED.match(line)
-        if numbered and int(numbered.group(1)) == len(chunks) + 1:
-            chunks.append(line[numbered.end():])
+        if numbered and numbered.group(1).lstrip("0") == str(len(chunks) + 1):
+            chunks.append([line[numbered.end():]])
         elif chunks and line:                  # a continuation line (indented by two)
-            chunks[-1] += "\n" + line
-    return [_dedent(c) for c in chunks]
+            chunks[-1].append(line)
+    return [_dedent("\n".join(c)) for c in chunks]
 
 
 def first_sentence(chunk_text: str) -> str:

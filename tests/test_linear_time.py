@@ -1,0 +1,181 @@
+"""Linear-time parsing: every parser of a user-, document- or model-controlled string
+scales linearly on adversarial input (issue 10, "super-linear parsers").
+
+Each case times one function in a fresh interpreter on an adversarial input of about
+100 kB and of about 1 MB (best of a few runs each, garbage collector paused) and asserts
+time(1 MB) / time(100 kB) <= 20: linear code gives about 10, quadratic code about 100.
+It is a complexity property, not a speed target (CPU time, best of 7 and of 5 runs).
+The subprocess timeout is the deadline: super-linear code does not finish within it (the
+cubic heading regex would take days on 100 kB).
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_RATIO = 20
+DEADLINE_S = 120
+
+# Runs after a case's setup, which defines make(n) -> input and call(input). CPU time of
+# this process: another process taking the core does not count.
+_TIMER = """
+import gc, json, time
+
+def best(x, runs):
+    least = float("inf")
+    for _ in range(runs):
+        gc.collect()
+        gc.disable()
+        start = time.process_time()
+        call(x)
+        least = min(least, time.process_time() - start)
+        gc.enable()
+    return least
+
+small, large = make(100_000), make(1_000_000)
+call(small), call(large)                      # warm up (imports, caches, memory)
+print(json.dumps([best(small, 7), best(large, 5)]))
+"""
+
+
+def scaling_ratio(setup: str, tmp_path: Path) -> float:
+    """time(1 MB input) / time(100 kB input) of ``call(make(n))``, defined by ``setup``,
+    measured in a subprocess; fails the test when it passes the deadline."""
+    code = textwrap.dedent(setup) + _TIMER
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken-cache")}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=DEADLINE_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"not done within {DEADLINE_S} s: super-linear")
+    assert done.returncode == 0, done.stderr[-2000:]
+    small, large = json.loads(done.stdout.splitlines()[-1])
+    return large / max(small, 1e-6)
+
+
+CASES = {
+    "prompts: a summary prompt with a many-line turn": """
+        from kit.prompts import parse_summary_turns
+        make = lambda n: "Current summary:\\n(none)\\nNew turns:\\nuser: a\\n" + "  x\\n" * (n // 4)
+        call = parse_summary_turns
+    """,
+    "facts: capitalised words after runs of spaces": """
+        from kit.memory.facts import facts_in
+        make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)
+        call = facts_in
+    """,
+    "facts: a digit run with separators": """
+        from kit.memory.facts import missing_facts
+        make = lambda n: "1," * (n // 2)
+        call = lambda text: missing_facts([text], text[:1000])
+    """,
+    "rewrite: a code fence of spaces": """
+        from kit.rag.rewrite import clean_query
+        make = lambda n: "```" + " " * n + "x"
+        call = clean_query
+    """,
+    "rewrite: a run of quotes": """
+        from kit.rag.rewrite import clean_query
+        make = lambda n: '"' * n
+        call = clean_query
+    """,
+    "extractive: an amount pattern on a digit run": """
+        from kit.extractive import fact_kinds
+        make = lambda n: "7" * n
+        call = fact_kinds
+    """,
+    "extractive: a whitespace run inside a line": """
+        from kit.extractive import split_sentences
+        make = lambda n: "a" + " " * n + "b"
+        call = split_sentences
+    """,
+    "extractive: abbreviations that join sentences": """
+        from kit.extractive import split_sentences
+        make = lambda n: "Dr. A " * (n // 6)
+        call = split_sentences
+    """,
+    "documents: a heading line of spaces": """
+        from kit.rag.documents import chunk_markdown
+        make = lambda n: "# a" + " " * n + "b\\nbody"
+        call = lambda text: chunk_markdown(text, "a.md")
+    """,
+    "judge: a punctuation run": """
+        from kit.rag.judge import split_sentences
+        make = lambda n: "!" * n + "x"
+        call = split_sentences
+    """,
+    "judge: a judge prompt with a many-line chunk": """
+        from kit.rag.documents import Chunk
+        from kit.rag.judge import build_judge_prompt, parse_judge_prompt
+        chunk = lambda n: Chunk("c", "h\\n" + "x\\n" * (n // 2), "s")
+        make = lambda n: build_judge_prompt("q", "a", [chunk(n)])
+        call = parse_judge_prompt
+    """,
+    "judge: overlap judge, many cited sentences over a long chunk": """
+        from kit.rag.documents import Chunk
+        from kit.rag.judge import JUDGE_SYSTEM, build_judge_prompt, overlap_judge
+        def make(n):
+            chunk = Chunk("c", " ".join(f"w{i}" for i in range(n // 14)), "s")
+            return build_judge_prompt("q", "Claim w1 [1]. " * (n // 28), [chunk])
+        call = lambda prompt: overlap_judge(JUDGE_SYSTEM, prompt)
+    """,
+    "structured: a cap over many open points": """
+        from kit.structured import StructuredSummary, cap_structured
+        make = lambda n: StructuredSummary("a b", ("p",) * (n // 4))
+        call = lambda s: cap_structured(s, 20)
+    """,
+    "structured: a cap inside one long sentence": """
+        from kit.structured import StructuredSummary, cap_structured
+        make = lambda n: StructuredSummary("ab " * (n // 3))
+        call = lambda s: cap_structured(s, len(s.summary) // 2)
+    """,
+    "structured: the stub on many open questions": """
+        from kit.memory import build_summary_prompt
+        from kit.messages import make_message
+        from kit.structured import structured_stub
+        from kit.tokens import count_words
+        def make(n):
+            text = " ".join(f"q{i}?" for i in range(n // 8))
+            return build_summary_prompt("", [make_message("user", text, count_words, 1)])
+        call = structured_stub
+    """,
+    "hierarchical: an entry opening with whitespace": """
+        from kit.hierarchical.prompts import build_batch_prompt
+        from kit.hierarchical.stubs import first_sentence_summariser
+        make = lambda n: build_batch_prompt([("m1", " " * n + "x")])
+        call = first_sentence_summariser
+    """,
+    "hierarchical: a batch prompt with a many-line entry": """
+        from kit.hierarchical.prompts import build_batch_prompt, parse_batch_prompt
+        make = lambda n: build_batch_prompt([("m1", "a\\n" + "x\\n" * (n // 2))])
+        call = parse_batch_prompt
+    """,
+    "stub models: an answer prompt with a many-line chunk": """
+        from kit.rag.stub_models import context_chunks
+        make = lambda n: "Context:\\n[1] a\\n" + "  x\\n" * (n // 4) + "\\n\\nQuestion: q"
+        call = context_chunks
+    """,
+    "tokens: cl100k on a run of letters": """
+        import random
+        from kit.tokens import cl100k_tokens
+        letters = random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=1_000_000)
+        make = lambda n: "".join(letters[:n])
+        call = cl100k_tokens
+    """,
+    "tokens: o200k on a run of whitespace": """
+        from kit.tokens import tiktoken_counter
+        make = lambda n: " " * n
+        call = tiktoken_counter("o200k_base")
+    """,
+}
+
+
+@pytest.mark.parametrize("setup", CASES.values(), ids=CASES.keys())
+def test_parser_scales_linearly(setup, tmp_path):
+    ratio = scaling_ratio(setup, tmp_path)
+    assert ratio <= MAX_RATIO, f"time(1 MB) / time(100 kB) = {ratio:.1f}, more than {MAX_RATIO}"
