@@ -13,7 +13,7 @@ prints, compares and renders exactly as before.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kit.tokens import Measure, measured
@@ -32,7 +32,8 @@ class Message:
 
     ``number``: 1-based position in the conversation (0 for a system message);
     ``tokens``: size of ``content`` in the unit of the measure that built it (the
-    speaker and the date are not counted); ``speaker``: who said it ("" if only the
+    speaker and the date are not counted), or its size under the memory's counting
+    rule (:mod:`kit.sizing`: label and overhead included); ``speaker``: who said it ("" if only the
     role is known); ``when``: the session date as text ("" if unknown).
     """
 
@@ -116,8 +117,12 @@ def check_label(name: str, value: object) -> str:
 
 def make_message(role: str, content: str, measure: Measure, number: int = 0,
                  allowed: tuple[str, ...] = TURN_ROLES, *, speaker: str | None = None,
-                 when: str | None = None) -> Message:
+                 when: str | None = None,
+                 size: Callable[[str, str, str], int] | None = None) -> Message:
     """Validate and measure a message (one call to ``measure``, on ``content`` only).
+
+    ``size``: ``(role, content, speaker) -> int`` to use instead of ``measure`` (a
+    memory's counting rule, :class:`kit.sizing.SizeRule`), called once.
 
     Raises ValueError for a role not in ``allowed``, TypeError for non-string content,
     ValueError for text that is not valid Unicode (:func:`check_text`),
@@ -133,7 +138,8 @@ def make_message(role: str, content: str, measure: Measure, number: int = 0,
         check_text(f"{role} content", content)
     if speaker is not None or when is not None:
         speaker, when = check_label("speaker", speaker), check_label("when", when)
-    return Message(role, content, measured(measure, content), number, speaker or "", when or "")
+    tokens = measured(measure, content) if size is None else size(role, content, speaker or "")
+    return Message(role, content, tokens, number, speaker or "", when or "")
 
 
 def speaker_in_text(messages: Sequence[Message]) -> list[Message]:

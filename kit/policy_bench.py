@@ -9,10 +9,11 @@ tokenised once however many memories see it.
 
 The strategies (:data:`STRATEGIES`; ``budget`` in the measure's unit, tokens by default):
 
-- **sliding window**: :class:`~kit.memory.TokenWindow` ``(budget)``, the newest turns
-  that fit. A window by tokens, not by messages: at a budget that is the fair comparison.
+- **sliding window**: :class:`~kit.memory.TokenWindow` ``(budget, count="rendered")``,
+  the newest turns that fit, speaker labels counted. A window by tokens, not by
+  messages: at a budget that is the fair comparison.
 - **summary**: :class:`~kit.memory.SummaryMemory` ``(summariser, budget,
-  keep_recent=6)`` with the extractive summariser of :mod:`kit.extractive`
+  keep_recent=6, count="rendered")`` with the extractive summariser of :mod:`kit.extractive`
   (:func:`~kit.extractive.make_extractive_summariser`, capped at a quarter of the
   budget): a deterministic stub that keeps fact-bearing sentences verbatim, so a
   fact kept is a fact findable. No real model is called.
@@ -33,8 +34,9 @@ Reading the table. Evidence is found by message number for recall memories (they
 report ``context_numbers``) and by text for the others (see :mod:`kit.memory_eval`):
 a summary that rewrites or tags a turn does not count as holding it, so for the
 summary, answer-present % is the fairer figure. Context sizes are measured on the
-context text as sent: the sliding window's budget counts the turns' texts only, so its
-speaker labels put it a little above the budget.
+context text as sent; every strategy counts what it renders (labels, titles, date
+lines) against its budget (``count="rendered"``, :mod:`kit.sizing`), so "within
+budget" means what would be sent.
 
 :func:`policy_table` prints one row per run; :func:`target_table` sets the issue's
 targets beside the results (on each LoCoMo conversation at 2,000 tokens, questions of
@@ -63,8 +65,9 @@ __all__ = ["STRATEGIES", "BUDGETS", "Target", "TARGETS", "TARGET_BUDGET", "TARGE
            "seconds_by_conversation"]
 
 STRATEGIES = {
-    "sliding window": "TokenWindow(budget): the newest turns that fit",
-    "summary": "SummaryMemory, extractive summariser capped at budget // 4, keep_recent=6",
+    "sliding window": "TokenWindow(budget, count='rendered'): the newest turns that fit",
+    "summary": "SummaryMemory(count='rendered'), extractive summariser capped at budget // 4, "
+               "keep_recent=6",
     "BM25": "plain BM25 over the transcript: RecallMemory without recent turns, spread, "
             "speaker boost or feedback",
     "recall": "RecallMemory(budget): recent turns + turns recalled by BM25",
@@ -142,8 +145,8 @@ def _factory(name: str, budget: int) -> MemoryFactory:
         return make_extractive_summariser(max(1, budget // 4), measure)
 
     builders: dict[str, Callable[[Measure], object]] = {
-        "sliding window": lambda m: TokenWindow(budget, m),
-        "summary": lambda m: SummaryMemory(summariser(m), budget, 6, m),
+        "sliding window": lambda m: TokenWindow(budget, m, count="rendered"),
+        "summary": lambda m: SummaryMemory(summariser(m), budget, 6, m, count="rendered"),
         "BM25": lambda m: RecallMemory(budget, m, keep_recent=0, recent=0,
                                        index=TurnIndex(spread=(0.0, 0.0), speaker_boost=0.0,
                                                       feedback=(0, 0))),

@@ -14,6 +14,15 @@ from kit.prompts import parse_summary_prompt
 from kit.store import TranscriptStore
 from kit.tokens import count_words
 
+
+def options_only(summariser, *args, **options):
+    """The production memory with its safe defaults (a summary cap, the fact check)
+    switched off: these tests are about one option each."""
+    options.setdefault("summary_cap", None)
+    options.setdefault("fact_check", False)
+    return BackgroundSummaryMemory(summariser, *args, **options)
+
+
 LIMIT = 30   # seconds; never reached unless the code under test is broken
 TURNS = [("user", f"question {i} order {88400 + i}") if i % 2 else
          ("assistant", f"answer {i} amount {i * 100}") for i in range(1, 21)]   # 4 words
@@ -49,7 +58,7 @@ class GatedSummariser:
 
 def make(summariser, **kwargs):
     kwargs = {"budget": 12, "keep_recent": 2, "measure": count_words, **kwargs}
-    return BackgroundSummaryMemory(summariser, **kwargs)
+    return options_only(summariser, **kwargs)
 
 
 def workers(memory):

@@ -80,7 +80,7 @@ def kit_fold(turns, size, budget, target, keep_recent):
     """What RobustSummaryMemory (OverBudget with a target) plans for the same numbers."""
     sizes = {f"t{i}": tokens for i, (_, tokens) in enumerate(turns)}
     memory = RobustSummaryMemory(lambda prompt: "summary", budget=max(budget, 1),
-                           keep_recent=keep_recent, target=target,
+                           keep_recent=keep_recent, target=target, fold_budget=10**9,
                            measure=lambda text: sizes.get(text, 0))
     for i, (role, _) in enumerate(turns):
         memory.turns.append(Message(role, f"t{i}", sizes[f"t{i}"], i + 1))

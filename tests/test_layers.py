@@ -20,14 +20,14 @@ import pytest
 KIT = Path(__file__).resolve().parents[1] / "kit"
 LAYERS = {
     0: ["kit.tokens", "kit.offline", "kit.messages", "kit.trace", "kit.validation",
-        "kit.prompts", "kit.ranking"],
+        "kit.prompts", "kit.ranking", "kit.sizing"],
     1: ["kit.llm", "kit.extractive", "kit.structured", "kit.openai_compat", "kit.locomo",
         "kit.synthetic"],
     2: ["kit.memory"],
     3: ["kit.persistence", "kit.store", "kit.hierarchical", "kit.longterm", "kit.rag",
         "kit.conversations"],
     4: ["kit.memory_eval", "kit.memory_scores", "kit.policy_bench", "kit.retention",
-        "kit.floor"],
+        "kit.floor", "kit.reliability"],
     5: ["kit.checks", "kit.mistakes", "kit.drills", "kit.widgets", "kit.plots", "kit.__main__",
         "kit"],
 }

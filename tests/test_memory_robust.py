@@ -15,6 +15,15 @@ from kit.structured import STRUCTURED_SUMMARY_PROMPT, StructuredSummary
 from kit.tokens import approx_tokens, count_words
 
 
+def options_only(summariser, *args, **options):
+    """The production memory with its safe defaults (a summary cap, the fact check)
+    switched off: these tests are about one option each."""
+    options.setdefault("summary_cap", None)
+    options.setdefault("fact_check", False)
+    return RobustSummaryMemory(summariser, *args, **options)
+
+
+
 def snapshot(memory):
     return (memory.summary, memory.summary_tokens, list(memory.turns), memory.turn_tokens,
             memory.compactions, memory.folded, memory.structured, memory.added,
@@ -23,7 +32,7 @@ def snapshot(memory):
 
 def laptop(summariser, **kwargs):
     kwargs.setdefault("budget", 20)
-    return RobustSummaryMemory(summariser, keep_recent=2, measure=count_words, **kwargs)
+    return options_only(summariser, keep_recent=2, measure=count_words, **kwargs)
 
 
 def echo(prefix):
@@ -84,7 +93,7 @@ CHAT = shopping_chat(60)
 
 
 def reference_run():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=150, keep_recent=2, measure=approx_tokens)
+    memory = options_only(fact_listing_summariser, budget=150, keep_recent=2, measure=approx_tokens)
     replay(memory, CHAT)
     return memory
 
@@ -99,7 +108,7 @@ def test_the_chat_has_many_compactions():
 @pytest.mark.parametrize("failing_call", range(1, N_COMPACTIONS + 1))
 def test_no_turn_lost_whichever_compaction_fails(failing_call):
     model = FailingLLM(fact_listing_summariser, fail_on={failing_call})
-    memory = RobustSummaryMemory(model, budget=150, keep_recent=2, measure=approx_tokens)
+    memory = options_only(model, budget=150, keep_recent=2, measure=approx_tokens)
     failed_plan = None
     for role, text in CHAT + [("user", "One more thing?")]:   # a compaction after any failure
         try:
@@ -251,7 +260,7 @@ def test_malformed_json_falls_back_and_open_points_carry_over():
     model = ScriptedLLM(['{"summary": "Wants a laptop under Rs 60000.", '
                          '"open_points": ["coding or gaming?"]}',
                          '{"summary": "missing its open points"}'])
-    memory = RobustSummaryMemory(model, budget=20, keep_recent=2, measure=count_words,
+    memory = options_only(model, budget=20, keep_recent=2, measure=count_words,
                            structured=True, fallback=lambda prompt: "Laptop, Rs 60000, 1.5 kg")
     events = replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"),
                                             ("assistant", "Yes it is")])
@@ -268,7 +277,7 @@ def test_a_plain_text_fallback_never_copies_an_open_point_into_the_summary():
     # the open point carries a fact (an id), so the extractive rules would keep it if
     # they saw it; they see the summary field alone, and the point is carried over apart
     seen = ScriptedLLM(["[user] Coding, and it must weigh under 1.5 kg"])
-    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+    memory = options_only(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
                            keep_recent=2, measure=count_words, structured=True, fallback=seen)
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
     assert parse_summary_prompt(seen.prompts[0])[0] == "Wants a laptop under Rs 60000."
@@ -278,7 +287,7 @@ def test_a_plain_text_fallback_never_copies_an_open_point_into_the_summary():
 
 
 def test_the_extractive_fallback_keeps_the_open_point_once():
-    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+    memory = options_only(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
                            keep_recent=2, measure=count_words, structured=True,
                            fallback=make_extractive_summariser(cap=30, measure=count_words))
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
@@ -296,7 +305,7 @@ def test_the_extractive_fallback_keeps_the_open_point_once():
 
 def test_a_json_fallback_cannot_close_a_point_it_did_not_see():
     fallback = ScriptedLLM(['{"summary": "Laptop, Rs 60000.", "open_points": ["Weight?"]}'])
-    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
+    memory = options_only(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=20,
                            keep_recent=2, measure=count_words, structured=True,
                            fallback=fallback)
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard?"), ("assistant", "Yes it is")])
@@ -308,7 +317,7 @@ def test_a_json_fallback_cannot_close_a_point_it_did_not_see():
 def test_a_fallback_shortening_its_summary_sees_the_summary_field_alone():
     long_text = "laptop under Rs 60000 for coding, must weigh under 1.5 kg, Zenbook 14 at Rs 57990"
     fallback = ScriptedLLM([long_text, "laptop, Rs 60000, 1.5 kg"])
-    memory = RobustSummaryMemory(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=30,
+    memory = options_only(FailingLLM(ScriptedLLM([OPEN]), fail_on={2}), budget=30,
                            keep_recent=2, measure=count_words, structured=True,
                            fallback=fallback, summary_cap=14)
     replay(memory, LAPTOP_TURNS + [("user", "Backlit keyboard? " * 4), ("assistant", "Yes it is")])
@@ -353,7 +362,7 @@ def test_failed_re_summarise_is_noted_then_truncated():
 
 def test_structured_truncation_keeps_open_points():
     reply = ('{"summary": "' + LONG + '", "open_points": ["weight limit?"]}')
-    memory = RobustSummaryMemory(ScriptedLLM([reply, reply]), budget=40, keep_recent=0,
+    memory = options_only(ScriptedLLM([reply, reply]), budget=40, keep_recent=0,
                            measure=count_words, structured=True, summary_cap=12)
     replay(memory, [("user", " ".join(["word"] * 30)), ("assistant", " ".join(["ok"] * 12))])
     assert memory.structured.open_points == ("weight limit?",)
@@ -387,7 +396,7 @@ def test_fold_spans_keeps_pairs_and_the_limit():
 
 
 def test_rebuild_summary_from_source_changes_nothing():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2, measure=approx_tokens)
+    memory = options_only(fact_listing_summariser, budget=60, keep_recent=2, measure=approx_tokens)
     replay(memory, shopping_chat(30))
     before = snapshot(memory)
     turns = [m for m in source_turns(30) if m.number in memory.folded]
@@ -410,7 +419,7 @@ def lossy(prompt):
 
 
 def test_resummarised_summary_drifts_but_a_rebuild_does_not():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2, measure=approx_tokens)
+    memory = options_only(fact_listing_summariser, budget=60, keep_recent=2, measure=approx_tokens)
     replay(memory, shopping_chat(30))
     passes = resummarise(memory.summary, lossy, 4)
     kept = [sum(facts_in(s).values()) for s in [memory.summary] + passes]
@@ -473,7 +482,7 @@ def test_compaction_table_shows_trigger_and_summariser():
 
 def test_a_summary_that_cannot_be_cut_is_flagged_over_the_cap():
     word = "x" * 40
-    memory = RobustSummaryMemory(ScriptedLLM([word, word]), budget=60, keep_recent=0,
+    memory = options_only(ScriptedLLM([word, word]), budget=60, keep_recent=0,
                            measure=lambda s: len(s), summary_cap=10)
     event = replay(memory, [("user", "y" * 30), ("assistant", "z" * 31)])[-1]
     assert memory.summary == word and memory.summary_tokens == 40

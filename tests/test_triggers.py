@@ -8,6 +8,15 @@ from kit.memory import Firing, OverBudget, RobustSummaryMemory, TooManyTurns, To
 from kit.tokens import approx_tokens, count_words
 
 
+def options_only(summariser, *args, **options):
+    """The production memory with its safe defaults (a summary cap, the fact check)
+    switched off: these tests are about one option each."""
+    options.setdefault("summary_cap", None)
+    options.setdefault("fact_check", False)
+    return RobustSummaryMemory(summariser, *args, **options)
+
+
+
 class FakeClock:
     """A clock the test moves by hand: ``clock.now = 120``."""
 
@@ -34,7 +43,7 @@ def pairs_kept_whole(memory):
 
 # -- budget and hysteresis -------------------------------------------------------------
 def compactions(target, n=200, budget=120):
-    memory = RobustSummaryMemory(prompt_following_summariser, budget=budget, keep_recent=2,
+    memory = options_only(prompt_following_summariser, budget=budget, keep_recent=2,
                            target=target, measure=approx_tokens)
     replay(memory, shopping_chat(n))
     return memory
@@ -66,7 +75,7 @@ def test_target_folds_the_fewest_turns_that_reach_it():
 
 
 def test_default_budget_trigger_keeps_the_seed_trace():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=20, keep_recent=2,
+    memory = options_only(fact_listing_summariser, budget=20, keep_recent=2,
                            measure=count_words)
     events = replay(memory, LAPTOP_TURNS)
     assert events[-1].trigger == "over budget" and events[-1].summariser == "model"
@@ -76,7 +85,7 @@ def test_default_budget_trigger_keeps_the_seed_trace():
 
 
 def test_target_cannot_fold_into_keep_recent_or_split_a_pair():
-    memory = RobustSummaryMemory(ScriptedLLM(["S"]), budget=20, keep_recent=2, target=0,
+    memory = options_only(ScriptedLLM(["S"]), budget=20, keep_recent=2, target=0,
                            measure=count_words)
     replay(memory, LAPTOP_TURNS)
     assert memory.trace[-1].moved == (1, 2)
@@ -85,7 +94,7 @@ def test_target_cannot_fold_into_keep_recent_or_split_a_pair():
 
 # -- message count ---------------------------------------------------------------------
 def test_message_count_trigger():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = options_only(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_messages=6, measure=count_words)
     events = replay(memory, shopping_chat(12))
     fired = [e for e in events if e.compacted]
@@ -98,7 +107,7 @@ def test_message_count_trigger():
 # -- age, on a fake clock --------------------------------------------------------------
 def test_age_trigger_with_a_fake_clock():
     clock = FakeClock()
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = options_only(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_age=60, clock=clock, measure=count_words)
     for i, (role, text) in enumerate(shopping_chat(6)):
         clock.now = 10 * i                    # messages at 0, 10, ..., 50 s
@@ -114,7 +123,7 @@ def test_age_trigger_with_a_fake_clock():
 
 def test_age_trigger_folds_a_stale_question_with_its_reply():
     clock = FakeClock()
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = options_only(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_age=60, clock=clock, measure=count_words)
     replay(memory, shopping_chat(4))          # all at t=0
     clock.now = 30
@@ -126,7 +135,7 @@ def test_age_trigger_folds_a_stale_question_with_its_reply():
 
 def test_age_trigger_ignores_turns_inside_keep_recent():
     clock = FakeClock()
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = options_only(fact_listing_summariser, budget=1000, keep_recent=2,
                            max_age=60, clock=clock, measure=count_words)
     replay(memory, shopping_chat(2))
     clock.now = 1000                          # old, but both are the keep_recent turns
@@ -136,14 +145,14 @@ def test_age_trigger_ignores_turns_inside_keep_recent():
 
 def test_no_clock_calls_without_max_age():
     clock = FakeClock()
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2, clock=clock, measure=approx_tokens)
+    memory = options_only(fact_listing_summariser, budget=30, keep_recent=2, clock=clock, measure=approx_tokens)
     replay(memory, shopping_chat(20))
     assert clock.calls == 0 and memory.added_at == {}
 
 
 # -- the trigger objects -----------------------------------------------------------------
 def test_trigger_objects_answer_with_a_firing():
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2,
+    memory = options_only(fact_listing_summariser, budget=1000, keep_recent=2,
                            measure=count_words)
     replay(memory, LAPTOP_TURNS)              # 26 words, 4 turns
     assert OverBudget(30).check(memory, None) is None
@@ -160,7 +169,7 @@ def test_custom_trigger_can_be_added():
         def check(self, memory, now):
             return Firing("every 4th", len(memory.turns)) if memory.added % 4 == 0 else None
 
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=1000, keep_recent=2, measure=approx_tokens)
+    memory = options_only(fact_listing_summariser, budget=1000, keep_recent=2, measure=approx_tokens)
     memory.triggers.append(EveryFourth())
     events = replay(memory, shopping_chat(8))
     assert [e.message for e in events if e.compacted] == [4, 8]
@@ -180,14 +189,14 @@ def test_custom_trigger_can_be_added():
 ])
 def test_bad_trigger_arguments(kwargs, error, text):
     with pytest.raises(error, match=text):
-        RobustSummaryMemory(fact_listing_summariser, budget=20, keep_recent=2, measure=count_words,
+        options_only(fact_listing_summariser, budget=20, keep_recent=2, measure=count_words,
                       **kwargs)
 
 
 def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
     from kit.memory import CompactionError
 
-    memory = RobustSummaryMemory(fact_listing_summariser, budget=100, keep_recent=2, max_age=5,
+    memory = options_only(fact_listing_summariser, budget=100, keep_recent=2, max_age=5,
                            clock=lambda: "noon", measure=approx_tokens)
     with pytest.raises(CompactionError, match="clock must return seconds"):
         memory.add("user", "hi")
@@ -196,7 +205,7 @@ def test_a_clock_that_returns_no_number_fails_the_add_but_keeps_the_message():
 
 # -- the "still over budget" note names the real cause -------------------------------
 def test_a_target_fold_whose_summary_outgrew_its_turns_blames_the_summary():
-    memory = RobustSummaryMemory(prompt_following_summariser, budget=120, keep_recent=2, target=90, measure=approx_tokens)
+    memory = options_only(prompt_following_summariser, budget=120, keep_recent=2, target=90, measure=approx_tokens)
     event = replay(memory, shopping_chat(11))[-1]
     replaced = sum(approx_tokens(text) for _, text in shopping_chat(2))   # turns 1-2, no summary
     assert event.compacted and event.moved == (1, 2)
@@ -209,7 +218,7 @@ def test_a_target_fold_whose_summary_outgrew_its_turns_blames_the_summary():
 
 def test_a_target_fold_whose_summary_grew_past_the_hysteresis_says_so():
     turns = [("user" if i % 2 else "assistant", f"w{i} x{i} y{i}") for i in range(1, 9)]
-    memory = RobustSummaryMemory(ScriptedLLM(["one two three four five six"]), budget=20,
+    memory = options_only(ScriptedLLM(["one two three four five six"]), budget=20,
                            keep_recent=2, target=18, measure=count_words)
     event = replay(memory, turns[:7])[-1]              # 21 words > 20: fold 1-2 (6 words)
     assert event.compacted and event.moved == (1, 2) and event.size_after == 21

@@ -95,6 +95,10 @@ class BackgroundSummaryMemory(RobustSummaryMemory):
         memory is over budget and none is running. ``speaker`` and ``when`` as in
         :meth:`kit.memory.base.Memory.add`. Raises what ``RobustSummaryMemory.add`` raises for
         a refused message (nothing changes), never CompactionError."""
+        worker = self._worker
+        if worker is not None and worker in callers():
+            raise RuntimeError("add() was called from this memory's own background "
+                               "compaction (the summariser); the memory is unchanged")
         with self._lock:
             return super().add(role, content, speaker=speaker, when=when)
 
@@ -105,6 +109,8 @@ class BackgroundSummaryMemory(RobustSummaryMemory):
             return {} if not firings else {
                 "note": f"{why}, but nothing can be folded: keep_recent={self.keep_recent}, "
                         f"and a question stays with its replies", "trigger": why}
+        if not self.backoff.allows(self.added) and self.fallback is None:
+            return {"note": f"{why}, but compaction waits: {self.backoff}", "trigger": why}
         if self._start():
             return {"note": f"{why}: compaction started in the background", "trigger": why}
         return {"note": f"{why}: the running background compaction will plan again",
@@ -147,14 +153,22 @@ class BackgroundSummaryMemory(RobustSummaryMemory):
                 self._stop()                 # in the same lock hold as the check
                 return False
             summary = self.summary           # snapshot; the model call runs unlocked
+            number, use_model = self.added, self.backoff.allows(self.added)
+            if not use_model and self.fallback is None:
+                self._stop()                 # the back-off: the next add tries again
+                return False
         try:
-            update = self.compute_summary(summary, old)
+            update = self.compute_summary(summary, old, use_model)
         except Exception as exc:
             with self._lock:
+                if use_model:
+                    self.backoff.failed(number)
                 self._fail(old, exc)
                 self._stop()
             return False
         with self._lock:
+            if use_model:
+                self.backoff.record(number, update.by)
             size_before, turns_before = self.size, len(self.turns)
             try:
                 fields = self.commit_compaction(update, old, recent, firings)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message, as_chat, make_message, render
+from kit.sizing import SizeRule
 from kit.tokens import Measure, cl100k_tokens, unit_of
 from kit.trace import TraceEvent
 from kit.validation import check_budget
@@ -53,20 +54,27 @@ class Memory:
     """Base class: full history with an optional system prompt.
 
     ``measure``: ``str -> int`` (default :func:`kit.tokens.cl100k_tokens`);
-    ``system``: a system prompt kept at the top of every context, never evicted.
+    ``system``: a system prompt kept at the top of every context, never evicted;
+    ``count``: what counts against a budget (:mod:`kit.sizing`): ``"text"`` (the
+    default: the texts only), ``"rendered"`` (labels, titles and separators too) or
+    ``"billed"`` (a chat request's per-message and reply-priming tokens too).
     """
 
     name = "memory"
     link = None   # a kit.persistence.SessionLink once attach_store wired a store
 
-    def __init__(self, measure: Measure = cl100k_tokens, system: str | None = None) -> None:
+    def __init__(self, measure: Measure = cl100k_tokens, system: str | None = None, *,
+                 count: str = "text") -> None:
         if not callable(measure):
             raise TypeError(f"measure must be callable str -> int, got {measure!r}")
         if system is not None and (not isinstance(system, str) or not system.strip()):
             raise ValueError(f"system must be a non-empty str or None, got {system!r:.60}")
         self.measure, self.unit = measure, unit_of(measure)
-        self.system = make_message("system", system, measure, 0, ("system",)) if system else None
-        self.fixed_tokens = self.system.tokens if self.system else 0   # never evicted
+        self.sizing = SizeRule(measure, count)
+        self.count = count
+        self.system = (make_message("system", system, measure, 0, ("system",),
+                                    size=self._message_size) if system else None)
+        self.fixed_tokens = (self.system.tokens if self.system else 0) + self.sizing.overhead
         self.turns: list[Message] = []
         self.turn_tokens = 0          # running total of the sizes of self.turns
         self.trace: list[TraceEvent] = []
@@ -86,9 +94,10 @@ class Memory:
     def size(self) -> int:
         """Current context size in ``unit``: system + summary (if any) + turns.
 
-        Counts the texts only: role labels, the summary title and the per-message chat
-        overhead (:func:`kit.tokens.count_chat_tokens`) come on top, so leave a margin
-        under the model's real limit.
+        With ``count="text"`` (the default) it counts the texts only: role labels, the
+        summary title and the per-message chat overhead (:func:`kit.tokens.count_chat_tokens`)
+        come on top, so leave a margin under the model's real limit, or pass
+        ``count="rendered"`` or ``"billed"`` (:mod:`kit.sizing`).
         """
         return self.fixed_tokens + self.turn_tokens
 
@@ -122,7 +131,7 @@ class Memory:
     def _add(self, role: str, content: str, speaker: str | None = None,
              when: str | None = None) -> TraceEvent:
         message = make_message(role, content, self.measure, self.added + 1, speaker=speaker,
-                               when=when)
+                               when=when, size=self._message_size)
         self._check_fits(message)
         self.added += 1
         self.turns.append(message)
@@ -156,6 +165,11 @@ class Memory:
         self.trace.append(event)
         return event
 
+    @property
+    def _message_size(self):
+        """None for the ``text`` rule (the measure sizes the content), else the rule's."""
+        return None if self.count == "text" else self.sizing.message
+
     def _check_fits(self, message: Message) -> None:
         """Raise before any change if ``message`` can never fit (budgeted memories)."""
 
@@ -186,6 +200,9 @@ class Memory:
         Sizes are the texts' sizes in ``unit``, as in :attr:`size`. ``query`` is ignored."""
         parts = [Part("system", (self.system.tokens,), priority=3, minimum=1,
                       why="never cut")] if self.system else []
+        if self.sizing.overhead:
+            parts.append(Part("overhead", (self.sizing.overhead,), priority=3, minimum=1,
+                              why="the reply priming a chat request is billed"))
         blocks = self._blocks()
         if blocks:
             parts.append(Part("summary", tuple(self._block_tokens()), priority=2,
@@ -249,9 +266,9 @@ class BudgetedMemory(Memory):
     """
 
     def __init__(self, budget: int, measure: Measure = cl100k_tokens,
-                 system: str | None = None) -> None:
+                 system: str | None = None, *, count: str = "text") -> None:
         self.budget = check_budget(budget)
-        super().__init__(measure, system)
+        super().__init__(measure, system, count=count)
         if self.fixed_tokens >= self.budget:
             raise ValueError(f"the system prompt ({self.fixed_tokens} {self.unit}) leaves "
                              f"no room in a budget of {self.budget} {self.unit}")

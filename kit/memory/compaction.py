@@ -26,10 +26,12 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from kit.extractive import extractive_summariser
 from kit.llm import PromptModel
-from kit.messages import Message
+from kit.memory.facts import MOST, missing_facts, off_topic, repair
+from kit.messages import Message, check_text
 from kit.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT, build_summary_prompt
 from kit.structured import StructuredSummary, parse_structured_summary
 from kit.tokens import Measure, measured, unit_of
@@ -37,7 +39,7 @@ from kit.validation import check_seconds
 
 __all__ = ["SummaryUpdate", "SummariserFailed", "Compactor", "checked_update", "call_model",
            "check_timeout", "truncate_to_cap", "describe", "TRUNCATION_MARK",
-           "callers"]
+           "callers", "LostFacts", "CallSlots", "Backoff"]
 
 TRUNCATION_MARK = " …"
 
@@ -69,6 +71,11 @@ class SummariserFailed(Exception):
         self.errors = {"model": model_error, "fallback": fallback_error}
 
 
+class LostFacts(ValueError):
+    """A summary that kept fewer than half of the facts of what it replaced (see
+    :mod:`kit.memory.facts`): not a summary of these turns, rejected like an empty one."""
+
+
 def describe(error: BaseException) -> str:
     """``"TimeoutError: model timed out"``: an exception in a few words."""
     return f"{type(error).__name__}: {error}"
@@ -79,18 +86,80 @@ def check_timeout(timeout: object) -> float | None:
     return check_seconds("timeout", timeout)
 
 
-def call_model(model: Callable[[str], object], prompt: str, timeout: float | None) -> object:
+class CallSlots:
+    """The model calls of one memory still running on a worker thread, by model: at
+    most one call per model is in flight. A call that timed out keeps its slot until
+    its thread ends, so a hung model costs one thread, not one per compaction."""
+
+    def __init__(self) -> None:
+        self._threads: dict[int, threading.Thread] = {}
+        self._lock = threading.Lock()
+
+    def busy(self, model: object) -> bool:
+        """Whether a call of ``model`` is still running."""
+        with self._lock:
+            thread = self._threads.get(id(model))
+            return thread is not None and thread.is_alive()
+
+    def take(self, model: object, thread: threading.Thread) -> None:
+        with self._lock:
+            self._threads[id(model)] = thread
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(t.is_alive() for t in self._threads.values())
+
+
+class Backoff:
+    """When to skip a failing model: after ``k`` failures in a row it is skipped for the
+    next ``min(2**(k-1) - 1, cap)`` messages (0, 1, 3, 7, ...: the first failure retries
+    at once); an answer resets it; ``cap`` 0 never skips. Message numbers are the
+    memory's ``added``."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.failures, self.retry_at = cap, 0, 0
+
+    def allows(self, number: int) -> bool:
+        """Whether the model may be called for message ``number``."""
+        return number >= self.retry_at
+
+    def failed(self, number: int) -> None:
+        self.failures += 1
+        skip = min(2 ** (self.failures - 1) - 1, self.cap)
+        self.retry_at = number + 1 + skip if skip else 0
+
+    def answered(self) -> None:
+        self.failures, self.retry_at = 0, 0
+
+    def record(self, number: int, by: str) -> None:
+        """After a compaction at message ``number`` written ``by`` "model" or not."""
+        self.answered() if by == "model" else self.failed(number)
+
+    def __str__(self) -> str:
+        when = (f"the model is tried again at message {self.retry_at}" if self.retry_at
+                else "the model is tried again at the next compaction")
+        return (f"the model failed {self.failures} time{'s' * (self.failures > 1)} in a row; "
+                f"{when}")
+
+
+def call_model(model: Callable[[str], object], prompt: str, timeout: float | None,
+               slots: CallSlots | None = None) -> object:
     """``model(prompt)``, on a worker thread when ``timeout`` (seconds) is given.
 
     Raises TimeoutError if no answer came within ``timeout``, and whatever the model
     raised (KeyboardInterrupt included). A model that times out keeps running on its
     daemon thread and its late answer is dropped: a thread cannot be killed, so give
-    a real client its own timeout as well. A ``concurrent.futures.Future`` carries the
-    answer; the thread is a daemon so a hung model never blocks interpreter exit, and
-    it records the thread that started it (see :func:`callers`).
+    a real client its own timeout as well. With ``slots``, a model whose earlier call
+    is still running is not called again: TimeoutError at once, no new thread. A
+    ``concurrent.futures.Future`` carries the answer; the thread is a daemon so a hung
+    model never blocks interpreter exit, and it records the thread that started it
+    (see :func:`callers`).
     """
     if timeout is None:
         return model(prompt)
+    if slots is not None and slots.busy(model):
+        raise TimeoutError("the summariser is still running a call that timed out; "
+                           "not starting another")
     future: Future = Future()
 
     def work() -> None:
@@ -101,6 +170,8 @@ def call_model(model: Callable[[str], object], prompt: str, timeout: float | Non
 
     thread = threading.Thread(target=work, name="summariser", daemon=True)
     thread.started_by = threading.current_thread()      # type: ignore[attr-defined]
+    if slots is not None:
+        slots.take(model, thread)
     thread.start()
     try:
         return future.result(timeout=timeout)
@@ -130,9 +201,11 @@ def checked_update(reply: object, measure: Measure, n_turns: int, by: str = "mod
     if not isinstance(reply, str):
         raise TypeError(f"summariser must return str, got {type(reply).__name__}")
     text = reply.strip()
-    if not text:
+    if not any(ch.isalnum() for ch in text):           # "", "...", "\u200b", "\x00"
         raise ValueError(f"the summariser returned an empty summary for {n_turns} turns; "
                          f"kept the summary and turns as they were")
+    if not text.isascii():
+        check_text("the summary", text)               # no lone surrogates
     return SummaryUpdate(text, measured(measure, text), by, note)
 
 
@@ -168,8 +241,10 @@ class Compactor:
     ``model``: the summariser; ``measure``: ``str -> int`` (sizes in its unit);
     ``instructions``: the summary prompt; ``fallback``: a prompt model or None;
     ``timeout``: seconds or None; ``structured``: expect ``{"summary", "open_points"}``
-    JSON; ``cap``: largest summary size, or None. ``SummaryMemory.compactor`` builds one
-    from the memory's settings.
+    JSON; ``cap``: largest summary size, or None; ``fact_check``: check that the new
+    summary kept the facts (:mod:`kit.memory.facts`): reject one that kept fewer than
+    half, repair one that dropped a few; ``slots``: the memory's :class:`CallSlots`.
+    ``SummaryMemory.compactor`` builds one from the memory's settings.
     """
 
     model: PromptModel
@@ -179,32 +254,81 @@ class Compactor:
     timeout: float | None = None
     structured: bool = False
     cap: int | None = None
+    fact_check: bool = False
+    slots: CallSlots | None = field(default=None, compare=False)
 
     def compute(self, summary: str, old: Sequence[Message],
-                points: tuple[str, ...] = ()) -> SummaryUpdate:
-        """Fold ``old`` into ``summary``: the model, else the fallback, then the cap.
+                points: tuple[str, ...] = (), use_model: bool = True) -> SummaryUpdate:
+        """Fold ``old`` into ``summary``: the model, else the fallback, then the fact
+        check and the cap.
 
         ``summary``: the current summary as the memory holds it (in structured mode its
         rendered text, open points included); ``points``: the open points so far
-        (structured mode). Raises the model's error when there is no fallback,
+        (structured mode); ``use_model=False`` goes straight to the fallback (the
+        memory's back-off). With ``fact_check``, a reply that lost most facts is
+        rejected (:class:`LostFacts`) and the fallback, or without one the extractive
+        summariser of :mod:`kit.extractive`, writes the summary; then the facts still
+        missing are put back (:func:`kit.memory.facts.repair`). Raises the model's
+        error when there is no fallback (a ``LostFacts`` has one, see above),
         :class:`SummariserFailed` when both fail; KeyboardInterrupt and SystemExit
         propagate at once.
         """
         prompt = build_summary_prompt(summary, old, self.instructions)
+        sources = [summary, *(m.line() for m in old)] if self.fact_check else []
         try:
-            update = self.attempt(self.model, prompt, len(old), "model", points)
+            if not use_model:
+                raise TimeoutError("the model is in back-off after repeated failures")
+            update = self.checked_facts(
+                self.attempt(self.model, prompt, len(old), "model", points), sources)
         except Exception as model_error:
-            if self.fallback is None:
+            fallback = self.fallback
+            if fallback is None and isinstance(model_error, LostFacts):
+                fallback = extractive_summariser
+            if fallback is None:
                 raise
             prompt = build_summary_prompt(self.fallback_summary(summary, points), old,
                                           self.instructions)
             try:
-                update = self.attempt(self.fallback, prompt, len(old), "fallback", points,
+                update = self.attempt(fallback, prompt, len(old), "fallback", points,
                                       f"summarised by the fallback: the model failed "
                                       f"({describe(model_error)})")
             except Exception as fallback_error:
                 raise SummariserFailed(model_error, fallback_error) from fallback_error
-        return self.capped(update, points)
+        return self.capped(self.repaired(update, sources), points)
+
+    def checked_facts(self, update: SummaryUpdate, sources: list[str]) -> SummaryUpdate:
+        """``update``, or :class:`LostFacts` if it kept fewer than half of the facts of
+        ``sources`` (nothing to check without ``fact_check``)."""
+        if not sources:
+            return update
+        missing, needed = missing_facts(sources, update.text)
+        if needed and needed - len(missing) < MOST * needed:
+            raise LostFacts(f"the summary kept {needed - len(missing)} of the {needed} facts "
+                            f"of the summary and turns it replaces")
+        if not needed and off_topic(sources, update.text):
+            raise LostFacts("the summary shares no word with the summary and turns it "
+                            "replaces")
+        return update
+
+    def repaired(self, update: SummaryUpdate, sources: list[str]) -> SummaryUpdate:
+        """``update`` with the facts of ``sources`` it dropped put back (the lines that
+        stated them appended; in structured mode to the summary field), noted."""
+        if not sources:
+            return update
+        missing, _ = missing_facts(sources, update.text)
+        if not missing:
+            return update
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        note = "; ".join(n for n in (update.note, f"fact check: {len(missing)} fact"
+                         f"{'s' * (len(missing) > 1)} put back ({shown})") if n)
+        parsed = update.structured
+        if isinstance(parsed, StructuredSummary):
+            parsed = StructuredSummary(repair(parsed.summary, sources, missing).replace("\n", " "),
+                                       parsed.open_points)
+            text = parsed.render()
+        else:
+            text = repair(update.text, sources, missing)
+        return SummaryUpdate(text, measured(self.measure, text), update.by, note, parsed)
 
     def fallback_summary(self, summary: str, points: tuple[str, ...]) -> str:
         """The current summary as the fallback sees it: in structured mode the summary
@@ -227,7 +351,7 @@ class Compactor:
         the summary field. Raises as :func:`call_model`, :func:`checked_update` and
         :func:`kit.structured.parse_structured_summary` do.
         """
-        reply = call_model(model, prompt, self.timeout)
+        reply = call_model(model, prompt, self.timeout, self.slots)
         if not self.structured:
             return checked_update(reply, self.measure, n_turns, by, note)
         try:
@@ -262,6 +386,12 @@ class Compactor:
         try:
             shorter = self.attempt(model, build_summary_prompt(text, [], shorten), 0,
                                    update.by, points)
+            if self.fact_check:                    # the shorter one must keep the facts too
+                shorter = self.checked_facts(shorter, [update.text])
+                lost, _ = missing_facts([update.text], shorter.text)
+                if lost:
+                    notes.append(f"re-summarising dropped {len(lost)} fact"
+                                 f"{'s' * (len(lost) > 1)} ({', '.join(lost[:5])})")
             notes.append(f"re-summarised to {shorter.tokens} {unit}")
             if shorter.tokens < best.tokens:
                 best = shorter

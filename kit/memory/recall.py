@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from kit.llm import PromptModel
 from kit.memory.base import Memory
 from kit.memory.budget import Allocation, Part
-from kit.memory.compaction import Compactor
+from kit.memory.compaction import Backoff, CallSlots, Compactor, check_timeout
 from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, RecallPlan, decide,
                                     render_context, render_messages)
 from kit.memory.turn_index import TurnIndex
@@ -56,7 +56,8 @@ class RecallMemory(Memory):
 
     ``budget``: int > 0, the whole context in the measure's unit (system prompt, summary,
     turns, their speaker labels and date lines, the question and the reserve: each
-    piece measured once); ``keep_recent``: int >= 0, newest turns always shown;
+    piece measured once); ``keep_recent``: int >= 0, newest turns always shown (when >= 1, also the
+    newest user message and every reply after it, as in a tool loop);
     ``recent``: int 0..budget, the most the recent window holds (default a tenth of the
     budget: turns beyond it leave the window but come back when they match, so a small
     window loses little); ``reserve``:
@@ -64,10 +65,12 @@ class RecallMemory(Memory):
 
     - ``summariser``: a prompt model; when the window is full, the turns leaving it are
       folded into a running summary (as :class:`~kit.memory.summary.SummaryMemory`
-      does, all but ``keep_recent`` at once; compute first, then commit: a failure
-      keeps every turn and raises :class:`~kit.memory.base.CompactionError`).
-      ``prompt``, ``fallback`` and ``summary_cap`` (default a quarter of the budget) as
-      in SummaryMemory. None (default): no summary.
+      does, all but ``keep_recent`` at once, at most twice the budget per fold; compute
+      first, then commit: a failure keeps every turn and raises
+      :class:`~kit.memory.base.CompactionError`; the new summary must keep the facts of
+      what it replaces, see :mod:`kit.memory.facts`).
+      ``prompt``, ``fallback``, ``summary_cap`` (default a quarter of the budget) and
+      ``timeout`` (seconds per model call) as in RobustSummaryMemory. None (default): no summary.
     - ``fuse_recent``: also rank by the recent turns' text and fuse the two rankings
       with RRF (the question stays the main signal; a follow-up like "and the other
       one?" needs the recent context).
@@ -86,8 +89,8 @@ class RecallMemory(Memory):
                  system: str | None = None, *, keep_recent: int = 2, recent: int | None = None,
                  reserve: int = 0, summariser: PromptModel | None = None,
                  prompt: str = SUMMARY_PROMPT, fallback: PromptModel | None = None,
-                 summary_cap: int | None = None, fuse_recent: bool = False,
-                 index: TurnIndex | None = None) -> None:
+                 summary_cap: int | None = None, timeout: float | None = None,
+                 fuse_recent: bool = False, index: TurnIndex | None = None) -> None:
         self.budget = check_budget(budget)
         self.keep_recent = check_int("keep_recent", keep_recent, 0)
         self.recent = budget // 10 if recent is None else check_int("recent", recent, 0)
@@ -107,6 +110,8 @@ class RecallMemory(Memory):
             raise TypeError(f"fuse_recent must be True or False, got {fuse_recent!r:.60}")
         if index is not None and (not isinstance(index, TurnIndex) or len(index)):
             raise ValueError(f"index must be an empty TurnIndex, got {index!r:.60}")
+        self.timeout, self.slots = check_timeout(timeout), CallSlots()
+        self.backoff = Backoff(64)         # skip a failing summariser, as RobustSummaryMemory
         self.summariser, self.fallback, self.prompt = summariser, fallback, prompt
         self.summary_cap = summary_cap if summary_cap is not None or summariser is None \
             else max(1, budget // 4)
@@ -158,8 +163,10 @@ class RecallMemory(Memory):
         message = self.turns[-1]
         self.index.add(message.number, message.content, message.speaker)
         self._plan_cache = None
-        count, size = 0, self.window_tokens
-        while size > self.recent and len(self.turns) - count > self.keep_recent:
+        count, size, limit = 0, self.window_tokens, len(self.turns) - self.keep_recent
+        if self.keep_recent:                 # the live question stays with its replies
+            limit = min(limit, _newest_user(self.turns))
+        while size > self.recent and count < limit:
             size -= self.line_tokens(self.turns[count])
             count += 1
         if not count:
@@ -167,8 +174,18 @@ class RecallMemory(Memory):
         if self.summariser is None:
             return self._leave(self.turns[:count], f"over the recent window ({self.recent} "
                                                    f"{self.unit})")
-        old = self.turns[:len(self.turns) - self.keep_recent]      # fold all but keep_recent
-        update = self.compactor.compute(self.summary, speaker_in_text(old))   # may raise
+        use_model = self.backoff.allows(self.added)
+        if not use_model and self.fallback is None:
+            return {"note": f"over the recent window, but compaction waits: {self.backoff}"}
+        old = self._fold_span()
+        try:
+            update = self.compactor.compute(self.summary, speaker_in_text(old), (), use_model)
+        except Exception:
+            if use_model:
+                self.backoff.failed(self.added)
+            raise
+        if use_model:
+            self.backoff.record(self.added, update.by)
         self.summary, self.summary_tokens = update.text, update.tokens
         self.compactions += 1
         fields = self._leave(old, f"over the recent window ({self.recent} {self.unit})")
@@ -176,6 +193,30 @@ class RecallMemory(Memory):
                                                                if update.note else "")
         return {**fields, "action": "compacted", "note": note, "summariser": update.by,
                 "trigger": f"recent window over {self.recent} {self.unit}"}
+
+    def _protected(self) -> int:
+        """How many of the newest turns the context always shows: ``keep_recent``, and
+        when it is >= 1, also back to the newest user message (a tool loop's question)."""
+        if not self.keep_recent:
+            return 0
+        return max(self.keep_recent, len(self.turns) - _newest_user(self.turns))
+
+    def _fold_span(self) -> list[Message]:
+        """The turns to fold: all but ``keep_recent``, oldest first, at most twice the
+        budget with the summary (at least one turn; a reply goes with its question), so
+        the prompt stays bounded even after a long summariser outage."""
+        limit = len(self.turns) - self.keep_recent
+        if self.keep_recent:
+            limit = min(limit, _newest_user(self.turns))
+        room, total, split = 2 * self.budget - self.summary_tokens, 0, limit
+        for i, message in enumerate(self.turns[:limit]):
+            total += message.tokens
+            if total > room and i > 0:
+                split = i
+                break
+        while split < limit and self.turns[split].role == "assistant":
+            split += 1
+        return self.turns[:split]
 
     def _leave(self, old: Sequence[Message], why: str) -> dict:
         """Move ``old`` (the oldest turns) out of the window into the transcript."""
@@ -190,7 +231,7 @@ class RecallMemory(Memory):
     def compactor(self) -> Compactor:
         """The model calls of one fold, with this memory's current settings."""
         return Compactor(self.summariser, self.measure, self.prompt, self.fallback,
-                         None, False, self.summary_cap)
+                         self.timeout, False, self.summary_cap, True, self.slots)
 
     # -- the transcript --------------------------------------------------------------
     def fetch(self, numbers: Sequence[int]) -> list[Message]:
@@ -255,7 +296,7 @@ class RecallMemory(Memory):
         order = {n: i for i, n in enumerate(self._ranked(search))}
         ranked = sorted(self.fetch(list(order)), key=lambda m: order[m.number])
         plan = decide(self.budget, self.unit, parts, list(reversed(self.turns)), ranked,
-                      keep_recent=self.keep_recent, window=self.recent,
+                      keep_recent=self._protected(), window=self.recent,
                       line_cost=self.line_tokens, text_cost=self._size_of, query=search)
         self._plan_cache = (key, plan)
         return plan
@@ -302,3 +343,11 @@ class RecallMemory(Memory):
     def __repr__(self) -> str:
         return (f"RecallMemory(budget={self.budget} {self.unit}, window={len(self.turns)} turns, "
                 f"indexed={len(self.index)}, summary={self.summary_tokens} {self.unit})")
+
+
+def _newest_user(turns: Sequence[Message]) -> int:
+    """The index of the newest user message (``len(turns)`` if there is none)."""
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i].role == "user":
+            return i
+    return len(turns)

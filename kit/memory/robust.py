@@ -7,7 +7,22 @@ deployed chatbot needs, layered on :class:`kit.memory.summary.SummaryMemory`.
 - ``timeout``: seconds to wait for each model call (on a worker thread).
 - ``structured=True`` asks for ``{"summary", "open_points"}`` JSON (:mod:`kit.structured`).
 - ``summary_cap`` keeps the summary small inside the budget: re-summarise once with
-  :data:`~kit.prompts.SHORTEN_PROMPT`, then a truncation the trace flags.
+  :data:`~kit.prompts.SHORTEN_PROMPT`, then a truncation the trace flags. On by
+  default (``"auto"``: three quarters of what the system prompt leaves, the rest is
+  for the newest turns), so the summary alone can
+  never push the context over the budget.
+- ``fact_check`` (on by default): the new summary must keep the ids, numbers, amounts,
+  dates and names of what it replaced (:mod:`kit.memory.facts`); a reply that lost most
+  of them is rejected (the fallback, or the extractive summariser, writes the summary),
+  one that dropped a few is repaired. The trace says which facts were put back.
+- ``fold_budget``: one compaction folds at most this much (summary plus turns, oldest
+  first; default twice the budget, the most a normal compaction needs), so the prompt
+  fits the model's window even after a long outage, and the memory is back within
+  budget a few turns after it.
+- ``backoff``: after repeated model failures the model is skipped for the next 1, 3, 7,
+  ... messages (at most ``backoff``): the fallback folds meanwhile, and the trace
+  says when the model is tried again. With a ``timeout``, at most one call per model is
+  in flight (:class:`~kit.memory.compaction.CallSlots`).
 - triggers (:mod:`kit.memory.triggers`): over budget, with a ``target`` for
   hysteresis; ``max_messages``; ``max_age`` on an injectable ``clock``.
 - the compaction split in three steps (:mod:`kit.memory.compaction`): plan, compute
@@ -26,7 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from kit.llm import PromptModel
-from kit.memory.compaction import Compactor, SummaryUpdate, check_timeout
+from kit.memory.compaction import Backoff, CallSlots, Compactor, SummaryUpdate, check_timeout
 from kit.memory.rebuild import rebuild_summary as _rebuild
 from kit.memory.summary import SummaryMemory, split_for_compaction
 from kit.memory.triggers import Firing, OverBudget, TooManyTurns, TooOld
@@ -52,7 +67,17 @@ class RobustSummaryMemory(SummaryMemory):
       becomes :data:`kit.structured.STRUCTURED_SUMMARY_PROMPT`); the parsed value is
       ``memory.structured``, its :meth:`render` text is the summary.
     - ``summary_cap``: int, 1 <= cap < budget, in the measure's unit: a longer summary is
-      re-summarised once, then truncated, flagged in the note.
+      re-summarised once, then truncated, flagged in the note. Default ``"auto"``:
+      three quarters of what the system prompt leaves of the budget; None: no cap.
+    - ``fact_check``: True (default) or False: check that each new summary kept the
+      facts of what it replaced; reject or repair it (see :mod:`kit.memory.facts`).
+    - ``fold_budget``: int >= 1 or None (default: twice the budget), in the measure's
+      unit: the most one compaction folds, previous summary included; the oldest turns
+      first, at least one question with its replies.
+    - ``backoff``: int >= 0 (default 64): after ``k`` model failures in a row the model
+      is skipped for the next ``min(2**(k-1) - 1, backoff)`` messages (0, 1, 3, 7, ...:
+      the first failure retries at once; meanwhile the fallback folds, or nothing
+      without one); 0 turns the back-off off.
     - ``target``: int, 0 <= target <= budget: fold only down to it (hysteresis, see
       :class:`~kit.memory.triggers.OverBudget`); None folds all but ``keep_recent``.
     - ``max_messages``: int > keep_recent: also compact when more turns are verbatim.
@@ -60,21 +85,36 @@ class RobustSummaryMemory(SummaryMemory):
       ``clock`` (a ``() -> float`` in seconds, default ``time.monotonic``; read once per
       add, only when ``max_age`` is set).
 
-    State beyond the core's: ``structured`` (the parsed summary or None); ``triggers``
+    State beyond the core's: ``structured`` (the parsed summary or None); ``backoff``
+    (a :class:`~kit.memory.compaction.Backoff`); ``slots`` (the model calls in flight,
+    :class:`~kit.memory.compaction.CallSlots`); ``triggers``
     (a list: append your own); ``added_at`` (message number -> clock reading, with
     ``max_age``). Raises TypeError/ValueError naming a bad argument.
     """
 
     def __init__(self, summariser: PromptModel, budget: int = 3000, keep_recent: int = 6,
                  measure: Measure = cl100k_tokens, prompt: str = SUMMARY_PROMPT,
-                 system: str | None = None, *, fallback: PromptModel | None = None,
+                 system: str | None = None, *, count: str = "text",
+                 fallback: PromptModel | None = None,
                  timeout: float | None = None, structured: bool = False,
-                 summary_cap: int | None = None, target: int | None = None,
+                 summary_cap: int | str | None = "auto", fact_check: bool = True,
+                 fold_budget: int | None = None, backoff: int = 64,
+                 target: int | None = None,
                  max_messages: int | None = None, max_age: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(summariser, budget, keep_recent, measure, prompt, system)
+        super().__init__(summariser, budget, keep_recent, measure, prompt, system, count=count)
+        if summary_cap == "auto":
+            room = self.budget - self.fixed_tokens
+            summary_cap = room * 3 // 4 or None
         _check_options(self.budget, keep_recent, fallback, structured, summary_cap, target,
                        max_messages, clock)
+        if not isinstance(fact_check, bool):
+            raise TypeError(f"fact_check must be True or False, got {fact_check!r:.60}")
+        self.fact_check = fact_check
+        self.fold_budget = (2 * self.budget if fold_budget is None
+                            else check_int("fold_budget", fold_budget, 1))
+        self.backoff = Backoff(check_int("backoff", backoff, 0))
+        self.slots = CallSlots()
         timeout, max_age = check_timeout(timeout), check_seconds("max_age", max_age)
         self.fallback, self.timeout = fallback, timeout
         self.structured_mode, self.summary_cap = structured, summary_cap
@@ -105,10 +145,20 @@ class RobustSummaryMemory(SummaryMemory):
     def _plan(self, now: float | None) -> tuple[list[Message], list[Message], list[Firing]]:
         firings = self.check_triggers(now)
         limit = len(self.foldable()) if firings else 0
-        split = min(max((f.fold for f in firings), default=0), limit)
+        split = self._bounded(min(max((f.fold for f in firings), default=0), limit))
         while split < limit and self.turns[split].role == "assistant":
             split += 1                               # fold the reply with its question
         return self.turns[:split], self.turns[split:], firings
+
+    def _bounded(self, split: int) -> int:
+        """``split``, or fewer turns so that the summary and the folded turns stay within
+        ``fold_budget`` (at least one turn)."""
+        room, total = self.fold_budget - self.summary_tokens, 0
+        for i, message in enumerate(self.turns[:split]):
+            total += message.tokens
+            if total > room and i > 0:
+                return i
+        return split
 
     def plan_compaction(self) -> tuple[list[Message], list[Message]] | None:
         """Decide whether to compact now and what: ``(old, recent)`` or None.
@@ -124,14 +174,16 @@ class RobustSummaryMemory(SummaryMemory):
     @property
     def compactor(self) -> Compactor:
         """The model calls of a compaction, with this memory's current settings."""
-        return Compactor(self.summariser, self.measure, self.prompt, self.fallback,
-                         self.timeout, self.structured_mode, self.summary_cap)
+        return Compactor(self.summariser, self.sizing.summary_measure(), self.prompt,
+                         self.fallback, self.timeout, self.structured_mode, self.summary_cap,
+                         self.fact_check, self.slots)
 
-    def compute_summary(self, summary: str, old: Sequence[Message]) -> SummaryUpdate:
+    def compute_summary(self, summary: str, old: Sequence[Message],
+                        use_model: bool = True) -> SummaryUpdate:
         """Fold ``old`` into ``summary``; return the new summary, without changing the memory.
 
-        Calls the summariser (on a worker thread if ``timeout`` is set), the
-        ``fallback`` if that fails, and once more to shorten a summary over
+        Calls the summariser (on a worker thread if ``timeout`` is set; not at all with
+        ``use_model=False``), the ``fallback`` if that fails, the fact check, and once more to shorten a summary over
         ``summary_cap`` (see :class:`~kit.memory.compaction.Compactor`). Safe to run on
         a worker thread. Raises the summariser's own error when there is no fallback
         (TypeError for a non-str reply, ValueError for an empty or malformed one,
@@ -139,7 +191,7 @@ class RobustSummaryMemory(SummaryMemory):
         and what :func:`kit.tokens.measured` raises.
         """
         points = self.structured.open_points if self.structured and summary == self.summary else ()
-        return self.compactor.compute(summary, speaker_in_text(old), points)
+        return self.compactor.compute(summary, speaker_in_text(old), points, use_model)
 
     # -- commit: swap the new state in --------------------------------------------
     def commit_compaction(self, update: SummaryUpdate, old: Sequence[Message],
@@ -258,8 +310,26 @@ class RobustSummaryMemory(SummaryMemory):
             return {"note": f"{why}, but nothing can be folded: keep_recent="
                             f"{self.keep_recent}, and a question stays with its replies",
                     "trigger": why}
-        update = self.compute_summary(self.summary, old)
-        return self.commit_compaction(update, old, recent, firings)  # now that it returned
+        use_model = self.backoff.allows(self.added)
+        if not use_model and self.fallback is None:
+            why = "; ".join(f.why for f in firings)
+            return {"note": f"{why}, but compaction waits: {self.backoff}", "trigger": why}
+        try:
+            update = self.compute_summary(self.summary, old, use_model)
+        except Exception:
+            if use_model:
+                self.backoff.failed(self.added)
+            raise
+        if use_model:
+            self.backoff.record(self.added, update.by)
+        fields = self.commit_compaction(update, old, recent, firings)  # now that it returned
+        notes = [fields["note"]]
+        wanted = min(max((f.fold for f in firings), default=0), len(old) + len(self.foldable()))
+        if len(old) < wanted:
+            notes.append(f"the fold was capped at fold_budget={self.fold_budget} {self.unit}")
+        if self.backoff.retry_at > self.added + 1:            # the model is being skipped
+            notes.append(str(self.backoff))
+        return {**fields, "note": "; ".join(notes)}
 
 
 

@@ -29,7 +29,7 @@ from kit.memory.base import BudgetedMemory
 from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.prompts import (CARELESS_PROMPT, SUMMARY_PROMPT, SUMMARY_TITLE,
                                 build_summary_prompt)
-from kit.tokens import Measure, cl100k_tokens, measured
+from kit.tokens import Measure, cl100k_tokens
 from kit.validation import check_int
 
 __all__ = ["SummaryMemory", "split_for_compaction", "compact", "checked_summary",
@@ -94,7 +94,8 @@ class SummaryMemory(BudgetedMemory):
     unit; ``keep_recent``: even int >= 0, turns always kept verbatim (even, so the
     verbatim part is whole question-and-reply pairs; 0 folds even the newest message);
     ``measure``: ``str -> int``; ``prompt``: the summarisation instructions; ``system``:
-    a system prompt, never evicted.
+    a system prompt, never evicted; ``count``: what counts against the budget
+    (:mod:`kit.sizing`; default ``"text"``, the lesson's rule).
 
     State: ``summary`` (str), ``summary_tokens``, ``compactions``, ``folded`` (numbers
     of the messages inside the summary). Raises TypeError/ValueError naming a bad
@@ -106,7 +107,8 @@ class SummaryMemory(BudgetedMemory):
 
     def __init__(self, summariser: Callable[[str], object], budget: int = 3000,
                  keep_recent: int = 6, measure: Measure = cl100k_tokens,
-                 prompt: str = SUMMARY_PROMPT, system: str | None = None, **options) -> None:
+                 prompt: str = SUMMARY_PROMPT, system: str | None = None, *,
+                 count: str = "text", **options) -> None:
         if options:
             known = set(options) <= set(PRODUCTION_OPTIONS)
             raise TypeError(f"SummaryMemory got {', '.join(sorted(options))}: "
@@ -120,7 +122,7 @@ class SummaryMemory(BudgetedMemory):
                              f"question-and-reply pairs; got {keep_recent}")
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.60}")
-        super().__init__(budget, measure, system)
+        super().__init__(budget, measure, system, count=count)
         self.summariser, self.keep_recent, self.prompt = summariser, keep_recent, prompt
         self.summary, self.summary_tokens, self.compactions = "", 0, 0
         self.folded: tuple[int, ...] = ()    # numbers of the messages in the summary
@@ -159,7 +161,7 @@ class SummaryMemory(BudgetedMemory):
                             f"{self.keep_recent}, and a question stays with its replies",
                     "trigger": "over budget"}
         summary = checked_summary(reply, len(old))
-        tokens = measured(self.measure, summary)
+        tokens = self.sizing.summary(summary)
         before = self.summary_tokens + sum(m.tokens for m in old)
         self.summary, self.summary_tokens = summary, tokens                   # commit
         self.turns, self.turn_tokens = recent, self.turn_tokens - sum(m.tokens for m in old)

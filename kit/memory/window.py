@@ -74,9 +74,9 @@ class SlidingWindow(Memory):
     name = "sliding window"
 
     def __init__(self, max_messages: int = 6, measure: Measure = cl100k_tokens,
-                 system: str | None = None) -> None:
+                 system: str | None = None, *, count: str = "text") -> None:
         self.max_messages = check_int("max_messages", max_messages, 1)
-        super().__init__(measure, system)
+        super().__init__(measure, system, count=count)
 
     def settings(self) -> dict:
         """``{"max_messages": ...}``: see :meth:`~kit.memory.base.Memory.settings`."""
@@ -90,7 +90,10 @@ class SlidingWindow(Memory):
 class TokenWindow(BudgetedMemory):
     """The newest messages that fit ``budget`` (in the measure's unit), plus the system prompt.
 
-    ``TokenWindow(budget, measure=cl100k_tokens, system=None)``. The system prompt
+    ``TokenWindow(budget, measure=cl100k_tokens, system=None, *, count="text")``. This
+    is lesson 02's window: it has no ``keep_recent``, so in a run of long replies (a
+    tool loop) the question they answer can leave; the memories with ``keep_recent``
+    >= 1 (summary, recall) never evict the newest user message. The system prompt
     counts against the budget; bad budgets and oversized messages raise as described
     in :class:`~kit.memory.base.BudgetedMemory`.
     """

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from kit.llm import fact_listing_summariser
 from kit.memory import CompactionError, SummaryMemory
-from kit.messages import indent_continuation
+from kit.messages import indent_continuation, render
 from kit.rag.citations import CitationResult, markers_to_ids, number_chunks, parse_citations
 from kit.rag.guardrail import GuardrailResult, check_citations, refuse
 from kit.rag.metrics import Metrics
@@ -134,8 +134,21 @@ def _check_callable(name: str, value: object, shape: str) -> None:
 
 
 def _history(memory) -> str:
-    """The memory as text, or "" if it holds nothing yet (no turns, no summary)."""
-    return memory.context() if memory.turns or getattr(memory, "summary", "") else ""
+    """The memory as text, or "" if it holds nothing yet (no turns, no summary).
+
+    Never starts its turns with an assistant reply whose question has left the memory
+    (a window after a long reply): such leading replies are left out, unless the
+    conversation itself opened with them (message 1, a greeting)."""
+    if not (memory.turns or getattr(memory, "summary", "")):
+        return ""
+    text, turns = memory.context(), memory.turns
+    lead = 0
+    while lead < len(turns) and turns[lead].role == "assistant" and turns[lead].number > 1:
+        lead += 1
+    shown = render(turns)
+    if lead and shown and text.endswith(shown):
+        text = (text[:len(text) - len(shown)] + render(turns[lead:])).rstrip()
+    return text
 
 
 def _elapsed_ms(start: object, end: object) -> float:
@@ -158,7 +171,9 @@ def _check_fits(memory, role: str, text: str) -> None:
     if budget is None or measure is None:
         return
     room = budget - getattr(memory, "fixed_tokens", 0)
-    size = measure(text)
+    sizing = getattr(memory, "sizing", None)              # the memory's counting rule
+    chat_role = "user" if role == "question" else "assistant"
+    size = sizing.message(chat_role, text) if sizing is not None else measure(text)
     if size > room:
         unit = getattr(memory, "unit", "tokens")
         raise ValueError(f"the {role} message has {size} {unit}, more than the {room} {unit} "
