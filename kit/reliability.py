@@ -38,8 +38,9 @@ JUNK = "I'm sorry, I can't help with that. Is there anything else you would like
 
 class FaultyModel:
     """``model`` with faults: ``fault`` (one of :data:`FAULTS`) on a share ``rate`` of
-    the calls (seeded by ``seed``), or for ``outage`` of them from call ``start`` on
-    (the "outage" fault); any prompt over ``window`` tokens (cl100k) raises ValueError.
+    the calls (one call in every ``round(1 / rate)``, at an offset chosen by ``seed``), or
+    while ``down`` is set (the "outage" fault, set message by message by the driver); any
+    prompt over ``window`` tokens (cl100k) raises ValueError.
 
     ``calls``, ``faults`` and ``prompt_chars`` count what it was sent. A "timeout" call
     blocks until :meth:`release` (the memory's ``timeout`` gives up first), then answers
@@ -47,13 +48,12 @@ class FaultyModel:
     """
 
     def __init__(self, model: Callable[[str], str], fault: str, *, rate: float = 0.1,
-                 seed: int = 0, start: int = 0, outage: int = 0,
-                 window: int | None = None) -> None:
+                 seed: int = 0, window: int | None = None) -> None:
         if fault not in FAULTS:
             raise ValueError(f"fault must be one of {FAULTS}, got {fault!r:.60}")
         self.model, self.fault, self.rate, self.window = model, fault, rate, window
-        self.start, self.outage = start, outage
-        self.rng = random.Random(seed)
+        self.period = max(1, round(1 / rate)) if rate > 0 else 1
+        self.offset = random.Random(seed).randrange(self.period)   # which call of each period
         self.calls = self.faults = self.prompt_chars = 0
         self.down = False              # an outage: set by the driver, message by message
         self._hung: list[threading.Event] = []
@@ -66,7 +66,7 @@ class FaultyModel:
     def _faulty(self) -> bool:
         if self.fault == "outage":
             return self.down
-        return self.rng.random() < self.rate
+        return self.rate > 0 and (self.calls - 1) % self.period == self.offset
 
     def __call__(self, prompt: str) -> str:
         self.calls += 1

@@ -15,6 +15,7 @@ from kit.messages import Message
 from kit.persistence import attach_store, restore
 from kit.store import SCHEMA_VERSION, StoreError, TranscriptStore
 from kit.tokens import count_words
+from test_store import Clock
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = 4096                                   # SQLite's default page size
@@ -29,18 +30,9 @@ def turn(number):
     return role, f"message {number}: order {88000 + number} costs {7 * number} rupees"
 
 
-class Ticks:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        self.now += 1.0
-        return self.now
-
-
 def build(path, sessions=("alice", "bob"), count=150):
     """A closed store file: ``count`` messages per session and a saved state each."""
-    with TranscriptStore(path, clock=Ticks()) as store:
+    with TranscriptStore(path, clock=Clock()) as store:
         for session in sessions:
             for number in range(1, count + 1):
                 role, text = turn(number)

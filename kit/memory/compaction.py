@@ -135,6 +135,21 @@ class Backoff:
         """After a compaction at message ``number`` written ``by`` "model" or not."""
         self.answered() if by == "model" else self.failed(number)
 
+    def run(self, number: int, compute: Callable[[bool], SummaryUpdate]) -> SummaryUpdate:
+        """``compute(use_model)`` for message ``number``, the model allowed or not, with
+        the outcome recorded: an exception or a summary not written by the model is a
+        failure (only when the model was allowed). The exception propagates."""
+        use_model = self.allows(number)
+        try:
+            update = compute(use_model)
+        except Exception:
+            if use_model:
+                self.failed(number)
+            raise
+        if use_model:
+            self.record(number, update.by)
+        return update
+
     def __str__(self) -> str:
         when = (f"the model is tried again at message {self.retry_at}" if self.retry_at
                 else "the model is tried again at the next compaction")

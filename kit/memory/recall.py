@@ -174,18 +174,11 @@ class RecallMemory(Memory):
         if self.summariser is None:
             return self._leave(self.turns[:count], f"over the recent window ({self.recent} "
                                                    f"{self.unit})")
-        use_model = self.backoff.allows(self.added)
-        if not use_model and self.fallback is None:
+        if not self.backoff.allows(self.added) and self.fallback is None:
             return {"note": f"over the recent window, but compaction waits: {self.backoff}"}
         old = self._fold_span()
-        try:
-            update = self.compactor.compute(self.summary, speaker_in_text(old), (), use_model)
-        except Exception:
-            if use_model:
-                self.backoff.failed(self.added)
-            raise
-        if use_model:
-            self.backoff.record(self.added, update.by)
+        update = self.backoff.run(self.added, lambda use_model: self.compactor.compute(
+            self.summary, speaker_in_text(old), (), use_model))          # may raise
         self.summary, self.summary_tokens = update.text, update.tokens
         self.compactions += 1
         fields = self._leave(old, f"over the recent window ({self.recent} {self.unit})")

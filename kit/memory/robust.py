@@ -19,8 +19,8 @@ deployed chatbot needs, layered on :class:`kit.memory.summary.SummaryMemory`.
   first; default twice the budget, the most a normal compaction needs), so the prompt
   fits the model's window even after a long outage, and the memory is back within
   budget a few turns after it.
-- ``backoff``: after repeated model failures the model is skipped for the next 1, 3, 7,
-  ... messages (at most ``backoff``): the fallback folds meanwhile, and the trace
+- ``backoff``: after repeated model failures the model is skipped for the next 0, 1, 3,
+  7, ... messages (at most ``backoff``): the fallback folds meanwhile, and the trace
   says when the model is tried again. With a ``timeout``, at most one call per model is
   in flight (:class:`~kit.memory.compaction.CallSlots`).
 - triggers (:mod:`kit.memory.triggers`): over budget, with a ``target`` for
@@ -310,18 +310,12 @@ class RobustSummaryMemory(SummaryMemory):
             return {"note": f"{why}, but nothing can be folded: keep_recent="
                             f"{self.keep_recent}, and a question stays with its replies",
                     "trigger": why}
-        use_model = self.backoff.allows(self.added)
-        if not use_model and self.fallback is None:
+        if not self.backoff.allows(self.added) and self.fallback is None:
             why = "; ".join(f.why for f in firings)
             return {"note": f"{why}, but compaction waits: {self.backoff}", "trigger": why}
-        try:
-            update = self.compute_summary(self.summary, old, use_model)
-        except Exception:
-            if use_model:
-                self.backoff.failed(self.added)
-            raise
-        if use_model:
-            self.backoff.record(self.added, update.by)
+        update = self.backoff.run(self.added,
+                                  lambda use_model: self.compute_summary(self.summary, old,
+                                                                         use_model))
         fields = self.commit_compaction(update, old, recent, firings)  # now that it returned
         notes = [fields["note"]]
         wanted = min(max((f.fold for f in firings), default=0), len(old) + len(self.foldable()))

@@ -35,8 +35,8 @@ from kit.validation import check_int
 __all__ = ["SummaryMemory", "split_for_compaction", "compact", "checked_summary",
            "SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE", "build_summary_prompt"]
 
-PRODUCTION_OPTIONS = ("fallback", "timeout", "structured", "summary_cap", "target",
-                      "max_messages", "max_age", "clock")
+PRODUCTION_OPTIONS = ("fallback", "timeout", "structured", "summary_cap", "fact_check",
+                      "fold_budget", "backoff", "target", "max_messages", "max_age", "clock")
 
 
 def split_for_compaction(turns: Sequence[Message], keep_recent: int
@@ -114,7 +114,7 @@ class SummaryMemory(BudgetedMemory):
             raise TypeError(f"SummaryMemory got {', '.join(sorted(options))}: "
                             f"{'options of' if known else 'not options of the core; see'} "
                             f"kit.memory.robust.RobustSummaryMemory (lesson 04). The core takes "
-                            f"summariser, budget, keep_recent, measure, prompt and system")
+                            f"summariser, budget, keep_recent, measure, prompt, system and count")
         if not callable(summariser):
             raise TypeError(f"summariser must be callable str -> str, got {summariser!r}")
         if check_int("keep_recent", keep_recent, 0) % 2:
