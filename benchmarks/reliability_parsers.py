@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import random
 import time
 from collections.abc import Callable
@@ -22,8 +23,10 @@ from collections.abc import Callable
 from kit.extractive import fact_kinds, split_sentences
 from kit.hierarchical.prompts import build_batch_prompt, parse_batch_prompt
 from kit.hierarchical.stubs import first_sentence_summariser
-from kit.messages import make_message
+from kit.longterm.profile import Profile
 from kit.memory.facts import facts_in, missing_facts
+from kit.memory.turn_index import TurnIndex
+from kit.messages import make_message
 from kit.prompts import build_summary_prompt, parse_summary_turns
 from kit.rag.documents import Chunk, chunk_markdown
 from kit.rag.judge import JUDGE_SYSTEM, build_judge_prompt, overlap_judge, parse_judge_prompt
@@ -50,6 +53,18 @@ def _stub_prompt(n: int) -> str:
 
 
 # parser -> (make: size in characters -> adversarial input, call: input -> anything)
+_INDEX = TurnIndex()
+_INDEX.add(1, "w1 w2 hello")
+
+
+def _profile_json(n: int) -> str:
+    """A profile of about ``n`` characters with as many distinct strength labels."""
+    return json.dumps({"version": 1, "strengths": [
+        {"label": f"label {i}", "turns": 1, "sessions": ["s1"]} for i in range(n // 60)],
+        "weaknesses": [], "project_signals": [], "role_fit_signals": [],
+        "recommended_focus": [], "sessions": ["s1"], "min_support": 1})
+
+
 PARSERS: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "rewrite.clean_query (code fence of spaces)": (lambda n: "```" + " " * n + "x", clean_query),
     "rewrite.clean_query (run of quotes)": (lambda n: '"' * n, clean_query),
@@ -83,6 +98,9 @@ PARSERS: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] =
         (lambda n: ("a" + " " * 50 + "Zed") * (n // 54), facts_in),
     "memory.facts.missing_facts (digit run with separators)":
         (lambda n: "1," * (n // 2), lambda text: missing_facts([text], text[:1000])),
+    "memory.turn_index.search (many distinct words)":
+        (lambda n: " ".join(f"w{i}" for i in range(n // 7)), _INDEX.search),
+    "longterm.Profile.from_json (many distinct labels)": (_profile_json, Profile.from_json),
     "tokens.cl100k_tokens (run of letters)": (lambda n: _LETTERS[:n], cl100k_tokens),
     "tokens.tiktoken_counter o200k (run of spaces)":
         (lambda n: " " * n, tiktoken_counter("o200k_base")),

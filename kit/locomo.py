@@ -37,8 +37,9 @@ moves to the question's ``missing_evidence``. Each repair is counted by kind in
 
 Anything else that does not fit raises :class:`LocomoFormatError` naming the file and
 the field, including what a memory would refuse later (:mod:`kit.messages`): a speaker
-name or a date that is not one line (or a name with a colon), text that is not valid
-Unicode; and what JSON readers disagree on: a key given twice in one object, a number
+name or a date that is not one line (or a name with a colon), text (a caption and an
+answer too) that is not valid Unicode, a ``sample_id`` that is not a str; and what
+JSON readers disagree on: a key given twice in one object, a number
 longer than 100 characters (LoCoMo's are years and counts; Python refuses to convert
 ints past 4,300 digits), a float that overflows, ``NaN`` and ``Infinity``. A UTF-8 byte
 order mark is skipped. Nothing is ever downloaded.
@@ -250,7 +251,8 @@ class _Reader:
         body, prefix = data, ""
         if isinstance(data.get("conversation"), dict):       # the locomo10.json layout
             body, prefix = data["conversation"], "conversation."
-            name = str(data.get("sample_id", name))
+            if "sample_id" in data:
+                name = self.text(data, "sample_id", "sample_id")
         speakers = (self.text(body, "speaker_a", prefix + "speaker_a"),
                     self.text(body, "speaker_b", prefix + "speaker_b"))
         if speakers[0] == speakers[1] or not all(s.strip() for s in speakers):
@@ -324,6 +326,8 @@ class _Reader:
                 dia_id = plain
             text = self.text(item, "text", f"{where}.text")
             caption = item.get("blip_caption")
+            if isinstance(caption, str):
+                self.checked(check_text, f"{where}.blip_caption", caption)
             if self.captions and isinstance(caption, str) and caption.strip():
                 text = f"{text} [shares a photo: {caption.strip()}]"
             turns.append(LongTurn(dia_id, speaker, text, n, dates[n]))
@@ -362,6 +366,8 @@ class _Reader:
 
     def answer(self, item: dict, key: str, fld: str) -> str | None:
         value = item.get(key)
+        if isinstance(value, str):
+            value = self.checked(check_text, fld, value)
         if value is None or isinstance(value, str):
             return value.strip() if value else value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -445,16 +451,29 @@ def _parse(f) -> tuple[object, bool]:
 
 def _first_refused(data: object) -> tuple[tuple[str | int, ...], str]:
     """The path (keys and indices) of the first :class:`_Refused` in document order, and
-    its problem."""
-    stack: list[tuple[tuple[str | int, ...], object]] = [((), data)]
-    while stack:                                            # no recursion: JSON nests deep
-        path, value = stack.pop()
-        if isinstance(value, _Refused):
-            return path, value.problem
-        items = (value.items() if isinstance(value, dict) else
-                 enumerate(value) if isinstance(value, list) else ())
-        stack.extend(reversed([(path + (k,), v) for k, v in items]))
+    its problem. Memory: one iterator and one path entry per level of nesting."""
+    if isinstance(data, _Refused):
+        return (), data.problem
+    path: list[str | int] = []              # the keys down to the object stack[-1] walks
+    stack = [_children(data)]               # no recursion: JSON nests deep
+    while stack:
+        for key, value in stack[-1]:
+            if isinstance(value, _Refused):
+                return (*path, key), value.problem
+            if isinstance(value, (dict, list)):
+                path.append(key)
+                stack.append(_children(value))
+                break
+        else:                               # this object is done: back to its parent
+            stack.pop()
+            if path:
+                path.pop()
     raise AssertionError("no refused value")
+
+
+def _children(value: dict | list):
+    """(key, value) pairs of a JSON object, (index, value) of an array, one at a time."""
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
 
 
 def _field(path: tuple[str | int, ...]) -> str:
@@ -609,9 +628,11 @@ def load_locomo_dir(directory: str | Path | None = None, captions: bool = True, 
     if only is not None:
         if not isinstance(only, (list, tuple)) or not all(isinstance(n, str) for n in only):
             raise TypeError(f"only must be a list or tuple of names (str), got {only!r:.80}")
+        first: dict[str, int] = {}               # short name -> where only first gives it
         for i, wanted in enumerate(only):
-            earlier = next((n for n in only[:i] if same_conversation(n, wanted)), None)
-            if earlier is not None:
+            j = first.setdefault(_short(wanted), i)
+            if j != i:
+                earlier = only[j]
                 spelled = f" (as {earlier!r} and {wanted!r})" if earlier != wanted else ""
                 raise ValueError(f"only names the conversation {wanted!r} twice{spelled}")
     directory = data_dir() if directory is None else Path(directory)
@@ -621,21 +642,22 @@ def load_locomo_dir(directory: str | Path | None = None, captions: bool = True, 
     if not files:
         raise FileNotFoundError(f"no .json files in {directory}. {how_to_get(directory)}")
     held = [(f, c) for f in files for c in load_locomo_all(f, captions)]
-    for _, conversation in held:                 # one conversation in two files: refuse
-        found = [(f, c) for f, c in held if same_conversation(c.name, conversation.name)]
+    places: dict[str, list] = {}                 # short name -> where it is (a dict: linear)
+    for f, c in held:
+        places.setdefault(_short(c.name), []).append((f, c))
+    for short, found in places.items():          # one conversation in two files: refuse
         if len(found) > 1:
-            places = ", ".join(f"{f.name} (as {c.name})" for f, c in found)
-            raise ValueError(f"conversation {_short(conversation.name)!r} is in {len(found)} "
-                             f"places in {directory}: {places}; keep only one of them there, "
-                             f"or it would be counted twice")
+            where = ", ".join(f"{f.name} (as {c.name})" for f, c in found)
+            raise ValueError(f"conversation {short!r} is in {len(found)} places in "
+                             f"{directory}: {where}; keep only one of them there, or it "
+                             f"would be counted twice")
     if only is None:
         return [c for _, c in held]
     picked = []
     for wanted in only:
-        found = [c for _, c in held if same_conversation(c.name, wanted)]
-        if not found:
+        if _short(wanted) not in places:
             have = ", ".join(c.name for _, c in held)
             raise FileNotFoundError(f"no LoCoMo conversation {wanted!r} in {directory} (it "
                                     f"holds {have})")
-        picked.append(found[0])
+        picked.append(places[_short(wanted)][0][1])
     return picked

@@ -23,12 +23,20 @@ module and creating a model never touch the network; only a call does.
 Against a hostile or broken server (each with a clear error, never a hang or a leak):
 
 - **No redirect is followed**, not even to the same host: a 3xx is a ModelAPIError naming
-  the status and the origin of its ``Location``, so the request and the key reach only
-  ``base_url``. Fix ``base_url`` to the address the server names.
-- **The key is never shown**: not in ``repr()``, not in any error (the key's value, and any
-  ``Authorization: ...`` or ``Bearer ...`` a server quotes, read ``***``). A key inside
-  the base URL (``http://user:KEY@host``) is refused with ModelConfigError: pass it as
-  ``api_key=`` or ``KIT_LLM_API_KEY`` instead.
+  the status and the origin of its ``Location`` (or "an unreadable address"), so the
+  request and the key reach only ``base_url``. Fix ``base_url`` to the address the server
+  names.
+- **The key is never shown**: not in ``repr()``, not in any error. The key's value in any
+  letter case, JSON-escaped, percent-encoded, in hex or in base64 (alone or inside a
+  longer value; hex and base64 forms of at least 8 characters), and any
+  ``Authorization: ...`` or ``Bearer ...`` a server quotes, read ``***`` (one linear
+  pass). A key inside the base URL (``http://user:KEY@host``) is refused with
+  ModelConfigError: pass it as ``api_key=`` or ``KIT_LLM_API_KEY`` instead.
+- **A base URL that could not be sent is refused when the model is made**: not ASCII,
+  with a query or fragment (shown as ``?***``), a port that is not 0 to 65535, or a host
+  name with an empty label or one over 63 characters.
+- **A malformed reply** (garbage, cut off, a bad chunk size) is a ModelAPIError saying
+  "broken reply", never a raw exception; for an error reply, after its status.
 - **A deadline per call**: ``deadline`` seconds of wall clock for connect, request and
   the whole reply (default twice ``timeout``: 60 s); each socket operation waits at most
   ``min(timeout, time left)``, so a server trickling bytes is cut off. Name resolution
@@ -42,6 +50,7 @@ Source: the OpenAI chat-completions API, which these servers implement.
 """
 from __future__ import annotations
 
+import base64
 import functools
 import http.client
 import io
@@ -67,6 +76,9 @@ ENV_API_KEY = ("KIT_LLM_API_KEY", "OPENAI_API_KEY")
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024     # a chat reply is kilobytes; 8 MiB is generous
 _ERROR_BODY_BYTES = 4096                      # of an error reply, enough to explain it
 _CHUNK = 64 * 1024
+# What http.client raises on a malformed reply: its own errors, socket errors, and a
+# ValueError for some garbage (e.g. a negative chunk size: "read length must be ...").
+_BROKEN = (http.client.HTTPException, OSError, ValueError)
 
 
 class ModelConfigError(ValueError):
@@ -116,9 +128,22 @@ def _hide_userinfo(text: str) -> str:
     return text if at < 0 else text[:start] + "***" + text[at:]
 
 
+def _query_start(text: str) -> int:
+    """The index of the first ``?`` (a query) or ``#`` (a fragment) in ``text``; -1 if none."""
+    return min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=-1)
+
+
+def _hide_url_secrets(text: str) -> str:
+    """``text`` (a URL, or its repr) with a ``user:key@`` part shown as ``***@`` and what
+    follows a ``?`` or ``#`` as ``***``."""
+    text = _hide_userinfo(text)
+    cut = _query_start(text)
+    return text if cut < 0 else text[:cut + 1] + "***"
+
+
 def _check_base_url(base_url: object) -> str:
-    shown = repr(_hide_userinfo(base_url)) if isinstance(base_url, str) \
-        else _hide_userinfo(repr(base_url))         # a key in the URL is never shown
+    shown = repr(_hide_url_secrets(base_url)) if isinstance(base_url, str) \
+        else _hide_url_secrets(repr(base_url))      # a key in the URL is never shown
     if not isinstance(base_url, str):
         raise ModelConfigError(f"base_url must be a str, got {type(base_url).__name__}: "
                                f"{shown:.60}")
@@ -127,6 +152,9 @@ def _check_base_url(base_url: object) -> str:
     if any(ch.isspace() or not ch.isprintable() for ch in base_url):
         raise ModelConfigError(f"base_url must not hold spaces or control characters, "
                                f"got {shown}")
+    if not base_url.isascii():                      # http.client sends ASCII only
+        raise ModelConfigError(f"base_url must be ASCII (percent-encode a path: é is %C3%A9; "
+                               f"write a host in its xn-- form), got {shown}")
     try:
         parts = urllib.parse.urlsplit(base_url)
         host = parts.hostname
@@ -137,6 +165,20 @@ def _check_base_url(base_url: object) -> str:
     if "@" in parts.netloc:
         raise ModelConfigError(f"base_url must not hold a user name or key (user:key@), got "
                                f"{shown}: pass the key as api_key= or set KIT_LLM_API_KEY")
+    cut = _query_start(base_url)
+    if cut >= 0:                                    # would end up inside the path sent
+        what = "a query (?...)" if base_url[cut] == "?" else "a fragment (#...)"
+        raise ModelConfigError(f"base_url must not hold {what}, got {shown}")
+    try:
+        parts.port                                  # ValueError: not a number, or > 65535
+    except ValueError:
+        raise ModelConfigError(f"base_url's port must be a number from 0 to 65535, "
+                               f"got {shown}") from None
+    try:
+        host.encode("idna")                         # what the socket will send to DNS
+    except UnicodeError:
+        raise ModelConfigError(f"base_url's host is not a valid host name (a label is empty "
+                               f"or longer than 63 characters), got {shown}") from None
     return base_url
 
 
@@ -161,15 +203,40 @@ _AUTHORIZATION = re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)[^\r\n\"'
 _BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s\"']+")
 
 
-def _redact(text: str, key: str | None) -> str:
-    """``text`` with ``key`` (as sent, JSON-escaped, slashes escaped, percent-encoded) and
-    the value of any ``Authorization: ...`` or ``Bearer ...`` shown as ``***``."""
-    if key:
-        escaped = json.dumps(key)[1:-1]
-        forms = {key, escaped, escaped.replace("/", "\\/"),
-                 urllib.parse.quote(key, safe=""), urllib.parse.quote_plus(key)}
-        for form in sorted(forms, key=len, reverse=True):
-            text = text.replace(form, "***")
+_SHORTEST_ENCODED = 8      # a hex or base64 form shorter than this is too common to hide
+
+
+def _encoded_forms(key: str) -> set[str]:
+    """The key in hex, and the characters of its base64 (standard and URL-safe) that the
+    key alone decides, at each of the 3 offsets it can have inside a longer encoded value
+    (``user:KEY``); forms shorter than 8 characters are left out."""
+    raw = key.encode()
+    forms = {raw.hex()}
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw).decode()
+        core = encoded[-(-8 * offset // 6):8 * (offset + len(raw)) // 6]   # whole chars
+        forms |= {core, core.translate(str.maketrans("+/", "-_"))}
+    return {form for form in forms if len(form) >= _SHORTEST_ENCODED}
+
+
+def _key_pattern(key: str | None) -> re.Pattern | None:
+    """A case-insensitive pattern of ``key``'s forms: as sent, JSON-escaped, slashes
+    escaped, percent-encoded, hex and base64 (see _encoded_forms); None for no key.
+    The longest form is tried first; one pass over a text, linear in its length."""
+    if not key:
+        return None
+    escaped = json.dumps(key)[1:-1]
+    forms = {key, escaped, escaped.replace("/", "\\/"), urllib.parse.quote(key, safe=""),
+             urllib.parse.quote_plus(key)} | _encoded_forms(key)
+    return re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))),
+                      re.IGNORECASE)
+
+
+def _redact(text: str, key: re.Pattern | None) -> str:
+    """``text`` with each match of ``key`` (a pattern of _key_pattern) and the value of
+    any ``Authorization: ...`` or ``Bearer ...`` shown as ``***``, in any letter case."""
+    if key is not None:
+        text = key.sub("***", text)
     return _BEARER.sub(r"\1***", _AUTHORIZATION.sub(r"\1***", text))
 
 
@@ -273,10 +340,14 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
 
 
 class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows no redirect: a 3xx reaches ``chat`` as an HTTPError, and the key stays home."""
+    """Follows no redirect: a 3xx reaches ``chat`` as an HTTPError, and the key stays home.
+    Its Location is not even read here (urllib's handler raises a raw ValueError on a
+    malformed one); ``_origin`` reads it for the error message."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
+    def http_error_302(self, req, fp, code, msg, headers):
         return None
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
 
 def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
@@ -328,13 +399,14 @@ class OpenAICompatibleModel:
     (default ``2 * timeout``); ``max_reply_bytes`` the largest reply read (default 8 MiB);
     ``temperature`` is sent only when not None. Raises ModelConfigError for a missing base
     URL or model name, a base URL that is not http(s), names no host, holds spaces,
-    control characters or a ``user:key@`` part, a blank or non-str model name, a timeout
-    or deadline that is not a number of seconds in (0, 1e9], a max_reply_bytes that is not
-    an int >= 1, a temperature that is not a finite number >= 0, or an api_key that is
-    not printable ASCII (a key's value is never shown, see the module docstring). A call
-    raises ModelAPIError (HTTP status and the start of the body, a redirect not followed,
-    a reply larger than max_reply_bytes, why the endpoint could not be reached, or a reply
-    cut off or not HTTP at all), TimeoutError (no bytes within ``timeout``, or the
+    control characters, non-ASCII characters, a ``user:key@`` part, a query or a fragment,
+    a bad port or host name, a blank or non-str model name, a timeout or deadline that is
+    not a number of seconds in (0, 1e9], a max_reply_bytes that is not an int >= 1, a
+    temperature that is not a finite number >= 0, or an api_key that is not printable
+    ASCII (a key's value is never shown, see the module docstring). A call raises
+    ModelAPIError (HTTP status and the start of the body, a redirect not followed, a
+    reply larger than max_reply_bytes, why the endpoint could not be reached, or a broken
+    reply: cut off, garbled or not HTTP at all), TimeoutError (no bytes within ``timeout``, or the
     deadline passed), or MalformedResponseError (not UTF-8, not JSON, or naming the
     missing field).
     """
@@ -374,7 +446,7 @@ class OpenAICompatibleModel:
         self.base_url = base_url.rstrip("/")
         self.model, self.timeout, self.temperature = model, timeout, temperature
         self.deadline, self.max_reply_bytes = deadline, max_reply_bytes
-        self._api_key = api_key
+        self._api_key, self._key_pattern = api_key, _key_pattern(api_key)
         self.calls = 0
 
     @property
@@ -382,7 +454,7 @@ class OpenAICompatibleModel:
         return f"{self.base_url}/chat/completions"
 
     def _redact(self, text: str) -> str:
-        return _redact(text, self._api_key)
+        return _redact(text, self._key_pattern)
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"           # never show the key itself
@@ -450,16 +522,18 @@ class OpenAICompatibleModel:
                 raise self._timeout(deadline) from None
             raise ModelAPIError(f"could not reach {url}: "
                                 f"{self._redact(str(error.reason))}") from error
-        except (http.client.HTTPException, OSError) as error:   # garbage, cut-off reply
+        except _BROKEN as error:                                 # garbage, cut-off reply
             raise ModelAPIError(f"broken reply from {url}: {type(error).__name__}: "
                                 f"{self._redact(str(error))[:200]}") from None
 
     def _http_error(self, error: urllib.error.HTTPError) -> ModelAPIError:
         """The ModelAPIError of an HTTP error or a redirect (read 4 KiB of its body at most)."""
+        raw, broken = b"", ""
         try:
             raw = error.read(_ERROR_BODY_BYTES)
-        except (http.client.HTTPException, OSError):      # cut off, or past the deadline
-            raw = b""
+        except _BROKEN as cause:                          # cut off, garbled, past the deadline
+            broken = (f"; then a broken reply: {type(cause).__name__}: "
+                      f"{self._redact(str(cause))[:200]}")
         finally:
             error.close()
         text, url = self._redact(raw.decode("utf-8", errors="replace")), self._redact(self.url)
@@ -467,8 +541,8 @@ class OpenAICompatibleModel:
             where = self._redact(_origin(self.url, error.headers.get("Location")))
             return ModelAPIError(f"{url} answered HTTP {error.code}, a redirect to {where}: "
                                  "not followed (the request and its key go only to base_url; "
-                                 "fix base_url)", error.code, text[:500])
-        return ModelAPIError(f"{url} answered HTTP {error.code}: {text[:200]!r}",
+                                 f"fix base_url){broken}", error.code, text[:500])
+        return ModelAPIError(f"{url} answered HTTP {error.code}: {text[:200]!r}{broken}",
                              error.code, text[:500])
 
     def _timeout(self, deadline: _Deadline) -> TimeoutError:

@@ -115,6 +115,12 @@ def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def _is_number_key(key: str) -> bool:
+    """A message number as a JSON key: "12" yes; "²", "-1", "" and 5,000 digits (which
+    int() refuses) no."""
+    return key.isascii() and key.isdigit() and len(key) <= 19
+
+
 def _check_state(state: dict) -> str:
     """"" if ``state`` (a saved dict) has the shape :func:`memory_state` writes; else what
     is wrong with it, naming the field and the value. Checks the types and that the
@@ -127,6 +133,8 @@ def _check_state(state: dict) -> str:
     added, runs = state.get("added"), state.get("turns")
     if not _is_count(added):
         return f"added must be an int >= 0, got {added!r:.60}"
+    if added >= 2 ** 63:
+        return f"added must be < 2**63 (SQLite's INTEGER), got {added}"
     if not (isinstance(runs, list) and all(
             isinstance(r, list) and len(r) == 2 and all(_is_count(n) for n in r) for r in runs)):
         return f"turns must be a list of [first, last] runs of message numbers, got {runs!r:.60}"
@@ -144,7 +152,7 @@ def _check_state(state: dict) -> str:
         return f"structured must be a dict or None, got {state['structured']!r:.60}"
     added_at = state.get("added_at", {})
     if not (isinstance(added_at, dict) and all(
-            k.isdigit() and isinstance(t, (int, float)) and not isinstance(t, bool)
+            _is_number_key(k) and isinstance(t, (int, float)) and not isinstance(t, bool)
             for k, t in added_at.items())):
         return f"added_at must map message numbers to seconds, got {added_at!r:.60}"
     return ""
@@ -297,7 +305,8 @@ def restore(memory, store: TranscriptStore, session_id: str):
     the first mismatch if the state belongs to another kind of memory, unit, measure
     (when both are named; a state saved by an older kit has none) or setting, naming
     the field if the saved state is damaged (wrong types, runs out of order or past
-    ``added``), naming the messages if verbatim turns are missing from the transcript,
+    ``added``, an ``added`` past the last stored message: every message is stored
+    before it is folded, so a state can never count more), naming the messages if verbatim turns are missing from the transcript,
     or naming the path and the session if the store cannot be read (a damaged row or
     page, a lock held past its ``timeout``); the memory is then unchanged.
     """
@@ -325,12 +334,17 @@ def restore(memory, store: TranscriptStore, session_id: str):
                          f"count={saved!r}; this memory counts with count={mine!r} (pass "
                          f"count={saved!r})")
     _check_settings(state.get("settings"), memory.settings(), session_id, store)
-    runs = state["turns"]
-    stored = store.turns(session_id, first=runs[0][0] if runs else state["added"] + 1)
+    runs, last = state["turns"], store.last(session_id)
+    first = runs[0][0] if runs else state["added"] + 1
+    stored = store.turns(session_id, first=first) if first <= last else []
     missing = _missing(runs, {m.number for m in stored})
     if missing:
         raise StoreError(f"session {session_id!r} in {store.path!r}: the transcript lacks "
                          f"verbatim message(s) {missing}")
+    if state["added"] > last:            # messages are stored before any compaction
+        raise StoreError(f"session {session_id!r} in {store.path!r}: the saved state is "
+                         f"damaged: added is {state['added']}, but the transcript's last "
+                         f"message is {last}")
     verbatim = set(_numbers(runs))       # now known to be stored: no larger than the file
     # verbatim turns, then any message stored after the last saved state
     turns = [m for m in stored if m.number in verbatim or m.number > state["added"]]
@@ -342,15 +356,15 @@ def restore(memory, store: TranscriptStore, session_id: str):
                          f"damaged: structured: {exc}") from exc
     added = max([state["added"]] + [m.number for m in turns])
     added_at = {int(n): t for n, t in state.get("added_at", {}).items()}
+    if hasattr(memory, "folded"):        # a summary memory folds every non-verbatim message
+        kept = {m.number for m in turns}             # added <= the last stored number
+        fields["folded"] = tuple(n for n in range(1, added + 1) if n not in kept)
     restoring = getattr(memory, "restoring", None)
     finish = restoring(store, session_id) if callable(restoring) else None
     # Commit: every value is computed, nothing below can fail.
     memory.turns, memory.turn_tokens, memory.added = turns, sum(m.tokens for m in turns), added
     for name, value in fields.items():
         setattr(memory, name, value)
-    if hasattr(memory, "folded"):        # a summary memory folds every non-verbatim message
-        kept = {m.number for m in turns}
-        memory.folded = tuple(n for n in range(1, added + 1) if n not in kept)
     if "added_at" in state:
         memory.added_at = added_at
     memory.link = SessionLink(memory, store, session_id)

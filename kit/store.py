@@ -58,7 +58,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
-from kit.messages import TURN_ROLES, Message
+from kit.messages import TURN_ROLES, Message, check_text
 from kit.validation import check_seconds
 
 __all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "DEFAULT_TIMEOUT",
@@ -83,6 +83,7 @@ _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's fie
 _MESSAGE_COLUMNS = {"session_id", "number", "role", "content", "tokens", "created_at",
                     "speaker", "when_text"}                          # of version 2
 _MEMORY = ("", ":memory:")                                           # SQLite's private stores
+_INTEGER = 2 ** 63                    # SQLite's INTEGER holds -2**63 .. 2**63 - 1
 
 
 class StoreError(ValueError):
@@ -94,13 +95,25 @@ class StoreError(ValueError):
 
 
 def check_session(session_id: object) -> str:
-    """Return ``session_id`` if it is a non-empty str; else raise naming it."""
+    """Return ``session_id`` if it is a non-empty str of valid Unicode (no lone
+    surrogate: SQLite stores UTF-8); else raise TypeError/ValueError naming it."""
     if not isinstance(session_id, str):
         raise TypeError(f"session_id must be a str, got {type(session_id).__name__}: "
                         f"{session_id!r:.60}")
     if not session_id.strip():
         raise ValueError(f"session_id must be a non-empty str, got {session_id!r}")
-    return session_id
+    return check_text("session_id", session_id)
+
+
+def _check_number(name: str, value: object, kind: str = "an int") -> int:
+    """Return ``value`` if it is an int SQLite's INTEGER holds; else raise TypeError or
+    ValueError naming ``name`` and the value."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be {kind}, got {value!r:.60}")
+    if not -_INTEGER <= value < _INTEGER:
+        raise ValueError(f"{name} must be within -2**63 .. 2**63 - 1 (SQLite's INTEGER), "
+                         f"got {value}")
+    return value
 
 
 def _check_message(message: object) -> None:
@@ -115,12 +128,13 @@ def _check_message(message: object) -> None:
     if message.role not in TURN_ROLES or number < 1:
         raise ValueError(f"only numbered user/assistant turns are stored, got "
                          f"{message.role} message number {number}")
-    if number >= 2 ** 63:
+    if number >= _INTEGER:
         raise ValueError(f"message number must be < 2**63 (SQLite's INTEGER), got {number}")
     for name in ("content", "speaker", "when"):
         value = getattr(message, name)
         if not isinstance(value, str):
             raise TypeError(f"message {number}: {name} must be a str, got {value!r:.60}")
+        check_text(f"message {number}: {name}", value)
     tokens = message.tokens
     if isinstance(tokens, bool) or not isinstance(tokens, int):
         raise TypeError(f"message {number}: tokens must be an int >= 0, got {tokens!r:.60}")
@@ -208,7 +222,9 @@ class TranscriptStore:
         self._conn: sqlite3.Connection | None = None
         try:
             self._conn = self._connect()
-        except (OSError, sqlite3.Error) as exc:
+        except StoreError:
+            raise
+        except (OSError, sqlite3.Error, ValueError) as exc:   # ValueError: a NUL, a surrogate
             raise StoreError(f"cannot open the transcript store {self.path!r}: "
                              f"{_reason(exc, self.timeout)}") from exc
         try:
@@ -222,6 +238,9 @@ class TranscriptStore:
         """The connection; a path that does not exist becomes a new store first. Raises
         StoreError for an existing empty file (never made a new store)."""
         path = self.path
+        if isinstance(path, str) and "\0" in path:
+            raise StoreError(f"cannot open the transcript store {path!r}: a path cannot "
+                             f"hold a NUL character")
         if path not in _MEMORY:
             if not os.path.exists(path):
                 _create_file(path, self.timeout)
@@ -389,11 +408,12 @@ class TranscriptStore:
         """Stored messages ``first..last`` (by number, inclusive; ``last=None``: to the
         end), oldest first, with the token counts measured when they were added and
         their speaker and date. Raises StoreError naming the session and the message
-        for a stored row that cannot be a turn."""
+        for a stored row that cannot be a turn; TypeError/ValueError for a ``first`` or
+        ``last`` that is not an int of SQLite's INTEGER (-2**63 .. 2**63 - 1)."""
         check_session(session_id)
         for name, value in (("first", first), ("last", last)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise TypeError(f"{name} must be an int, got {value!r}")
+            if value is not None:
+                _check_number(name, value)
         if first < 1:
             raise ValueError(f"first must be >= 1, got {first}")
         sql = f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND number >= ?"
@@ -406,12 +426,13 @@ class TranscriptStore:
 
     def pick(self, session_id: str, numbers: Iterable[int]) -> list[Message]:
         """The stored messages with these numbers, oldest first (numbers not stored are
-        left out; repeats come once). Raises TypeError for a number that is not an int."""
+        left out; repeats come once). Raises TypeError for a number that is not an int,
+        ValueError for one past SQLite's INTEGER (-2**63 .. 2**63 - 1)."""
         check_session(session_id)
-        wanted = sorted(set(numbers))
+        wanted = list(set(numbers))
         for n in wanted:
-            if isinstance(n, bool) or not isinstance(n, int):
-                raise TypeError(f"message numbers must be ints, got {n!r}")
+            _check_number("message numbers", n, "ints")
+        wanted.sort()
         rows: list[tuple] = []
         with self._using(session_id, "reading messages") as db:
             for i in range(0, len(wanted), 500):          # SQLite's limit on parameters
@@ -429,10 +450,19 @@ class TranscriptStore:
             return db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?",
                               (session_id,)).fetchone()[0]
 
+    def last(self, session_id: str) -> int:
+        """The largest message number stored for the session (0 for an unknown one)."""
+        check_session(session_id)
+        with self._using(session_id, "reading the last message number") as db:
+            return db.execute("SELECT COALESCE(MAX(number), 0) FROM messages WHERE "
+                              "session_id = ?", (session_id,)).fetchone()[0]
+
     def created_at(self, session_id: str, number: int) -> float:
         """When message ``number`` was stored (seconds, from the store's clock).
-        Raises KeyError naming the session and number if it is not stored."""
+        Raises KeyError naming the session and number if it is not stored,
+        TypeError/ValueError for a number that is not an int of SQLite's INTEGER."""
         check_session(session_id)
+        _check_number("number", number)
         with self._using(session_id, f"reading message {number!r:.30}") as db:
             row = db.execute("SELECT created_at FROM messages WHERE session_id = ? "
                              "AND number = ?", (session_id, number)).fetchone()
@@ -481,7 +511,7 @@ class TranscriptStore:
     def load_state(self, session_id: str) -> dict | None:
         """The session's saved state, or None if none was saved. Raises
         :class:`StoreError` naming the session and path if the saved text is not a JSON
-        object (a damaged file, or another program's row)."""
+        object (a damaged file, or another program's row) or nests too deep to read."""
         check_session(session_id)
         with self._using(session_id, "reading the state") as db:
             row = db.execute("SELECT state FROM session_state WHERE session_id = ?",
@@ -493,6 +523,9 @@ class TranscriptStore:
         except (TypeError, ValueError) as exc:
             raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
                              f"not JSON ({exc})") from exc
+        except RecursionError:
+            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
+                             f"not a state (nested too deep to read)") from None
         if not isinstance(state, dict):
             raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
                              f"not a JSON object, got {row[0]!r:.60}")

@@ -59,6 +59,29 @@ def scaling_ratio(setup: str, tmp_path: Path) -> float:
 
 
 CASES = {
+    "real-model client: redacting a reply full of near-keys": """
+        from kit.openai_compat import _key_pattern, _redact
+        key = "sk-test-0123456789abcdef"
+        pattern = _key_pattern(key)
+        make = lambda n: ("sk-test-0123456789abcde Bearer " + "a" * 20 + " ") * (n // 52)
+        call = lambda text: _redact(text, pattern)
+    """,
+    "recall: a query of many distinct words": """
+        from kit.memory.turn_index import TurnIndex
+        index = TurnIndex()
+        index.add(1, "w1 w2 hello")
+        make = lambda n: " ".join(f"w{i}" for i in range(n // 7))
+        call = index.search
+    """,
+    "long-term: a profile with many distinct labels": """
+        import json
+        from kit.longterm.profile import Profile
+        make = lambda n: json.dumps({"version": 1, "strengths": [
+            {"label": f"label {i}", "turns": 1, "sessions": ["s1"]} for i in range(n // 60)],
+            "weaknesses": [], "project_signals": [], "role_fit_signals": [],
+            "recommended_focus": [], "sessions": ["s1"], "min_support": 1})
+        call = Profile.from_json
+    """,
     "prompts: a summary prompt with a many-line turn": """
         from kit.prompts import parse_summary_turns
         make = lambda n: "Current summary:\\n(none)\\nNew turns:\\nuser: a\\n" + "  x\\n" * (n // 4)

@@ -542,3 +542,73 @@ def test_nothing_a_learner_reads_points_outside_the_repository():
     offenders = [str(p.relative_to(ROOT)) for p in files
                  if outside in p.read_text(encoding="utf-8")]
     assert not offenders, f"{outside} in {offenders}: use kit.locomo.data_dir()"
+
+
+# -- break-it follow-up (issue 10): memory and time linear in the file, every text checked --
+def test_finding_a_refused_value_deep_in_a_big_file_takes_memory_linear_in_the_file(tmp_path):
+    import tracemalloc
+    depth, zeros = 300, 50_000                 # 300 * 50,000 path entries if each is kept
+    text = "[" * depth + "0," * zeros + "NaN" + "]" * depth
+    path = write(tmp_path, text)
+    tracemalloc.start()
+    try:
+        with pytest.raises(LocomoFormatError) as info:
+            load_locomo_all(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(info.value) == ("7.json[0]: " + "[0]" * (depth - 2) + f"[{zeros}]: "
+                               "NaN is not standard JSON")
+    assert peak < 40 * len(text), f"{peak / 1e6:.0f} MB for a {len(text) / 1e6:.1f} MB file"
+
+
+def tiny(name):
+    return {"sample_id": name, "qa": [], "conversation": {
+        "speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1 May, 2023",
+        "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}}
+
+
+def test_the_duplicate_check_of_a_folder_compares_each_conversation_once(monkeypatch, tmp_path):
+    import kit.locomo as locomo
+    n = 300
+    write(tmp_path, [tiny(f"conv-{i}") for i in range(n)], "many.json")
+    calls = Counter()
+    short = locomo._short
+
+    def counted(name):
+        calls["short"] += 1
+        return short(name)
+
+    monkeypatch.setattr(locomo, "_short", counted)
+    assert len(load_locomo_dir(tmp_path)) == n
+    assert calls["short"] <= 2 * n                      # the pairwise check made 2 * n * n
+    calls.clear()
+    wanted = [f"{i}" for i in reversed(range(n))]
+    assert [c.name for c in load_locomo_dir(tmp_path, only=wanted)] == [f"conv-{i}" for i in
+                                                                       reversed(range(n))]
+    assert calls["short"] <= 6 * n
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["session_1"][1].__setitem__("blip_caption", "a \ud800 kite"),
+     r"^7.json: session_1\[1\].blip_caption: .*not valid Unicode.*position 2"),
+    (lambda d: d["qa"][0].__setitem__("answer", "Pix\udc00el"),
+     r"^7.json: qa\[0\].answer: .*not valid Unicode"),
+    (lambda d: d["qa"][2].__setitem__("adversarial_answer", "\udfffred"),
+     r"^7.json: qa\[2\].adversarial_answer: .*not valid Unicode"),
+], ids=["caption", "answer", "adversarial_answer"])
+def test_captions_and_answers_a_memory_would_refuse_name_the_file_and_field(tmp_path, change,
+                                                                           message):
+    with pytest.raises(LocomoFormatError, match=message):
+        load_locomo(write(tmp_path, json.dumps(broken(change))))
+
+
+@pytest.mark.parametrize("sample_id, message", [
+    (26, r"expected a string, got 26"), (None, r"expected a string, got None"),
+    ("conv-\ud800", r"not valid Unicode"),
+])
+def test_a_sample_id_that_is_not_a_name_is_refused_naming_the_file(tmp_path, sample_id, message):
+    item = tiny("conv-1")
+    item["sample_id"] = sample_id
+    with pytest.raises(LocomoFormatError, match=rf"^all.json\[1\]: sample_id: .*{message}"):
+        load_locomo_all(write(tmp_path, json.dumps([tiny("conv-0"), item]), "all.json"))

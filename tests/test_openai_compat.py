@@ -1,6 +1,7 @@
 """Unit tests of kit/openai_compat.py against a small chat-completions server on
 127.0.0.1 (http.server in a thread, ephemeral port). The network guard of conftest.py
 allows loopback, and nothing else."""
+import base64
 import importlib.util
 import json
 import re
@@ -688,3 +689,108 @@ def test_the_hostile_server_benchmark_finds_nothing_sent_and_every_call_bounded(
     assert outcomes["200 MB claimed body"] == "ModelAPIError: reply too large"
     assert outcomes["invalid UTF-8"] == "MalformedResponseError: not valid UTF-8"
     assert outcomes["redirect 302 off-origin"].startswith("ModelAPIError: redirect refused")
+
+
+# --- a breaker's trial (issue 10 follow-up): malformed replies, any case of the key, -----
+# --- base URLs that cannot be sent ------------------------------------------------------
+
+@pytest.mark.parametrize("status", [301, 302])
+@pytest.mark.parametrize("location", ["http://[::1", "http://[bad"])
+def test_a_redirect_with_a_malformed_location_is_refused(raw_reply, status, location):
+    model = raw_reply(redirect(status, location), api_key=KEY)
+    with pytest.raises(ModelAPIError, match=f"answered HTTP {status}, a redirect to an "
+                                            "unreadable address: not followed") as error:
+        model("hi")
+    assert error.value.status == status and len(raw_reply.requests) == 1
+
+
+@pytest.mark.parametrize("status, says", [
+    (200, "broken reply from .*: ValueError: read length must be non-negative"),
+    (400, "answered HTTP 400: ''; then a broken reply: ValueError: read length"),
+    (302, "a redirect to http://127.0.0.1:\\d+: not followed .*; then a broken reply: ValueError"),
+])
+def test_a_broken_chunk_size_is_a_model_api_error(raw_reply, status, says):
+    head = b"HTTP/1.1 %d X\r\nTransfer-Encoding: chunked\r\n" % status
+    head += b"Location: /elsewhere\r\n" if status == 302 else b""
+    model = raw_reply(head + b"\r\n-5\r\nabc\r\n", api_key=KEY)
+    with pytest.raises(ModelAPIError, match=says) as error:
+        model("hi")
+    assert error.value.status == (None if status == 200 else status)
+    assert KEY not in everything_shown(error.value)
+
+
+MIXED_KEY = "sk-Mixed-Key-77"
+
+
+@pytest.mark.parametrize("form", [MIXED_KEY.lower(), MIXED_KEY.upper(), "Sk-mIxEd-kEy-77"])
+def test_the_key_is_hidden_whatever_its_case(raw_reply, form):
+    body = f"invalid key {form} for this project".encode()
+    model = raw_reply(b"HTTP/1.1 403 Forbidden\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+                      api_key=MIXED_KEY)
+    with pytest.raises(ModelAPIError, match=re.escape("invalid key *** for this project")) as error:
+        model("hi")
+    assert form not in everything_shown(error.value)
+    assert error.value.body == "invalid key *** for this project"
+
+
+def test_a_key_lowercased_in_a_redirect_host_is_hidden(raw_reply):
+    model = raw_reply(redirect(302, f"http://{MIXED_KEY}.evil.example:8443/"), api_key=MIXED_KEY)
+    with pytest.raises(ModelAPIError, match=re.escape("a redirect to http://***.evil.example:8443: "
+                                                      "not followed")) as error:
+        model("hi")
+    assert MIXED_KEY.lower() not in everything_shown(error.value).lower()
+
+
+def error_body_for(raw_reply, body, key):
+    """The body of the ModelAPIError a 403 quoting ``body`` gives, and all it shows."""
+    reply = b"HTTP/1.1 403 Forbidden\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    with pytest.raises(ModelAPIError) as error:
+        raw_reply(reply, api_key=key)("hi")
+    return error.value.body, everything_shown(error.value)
+
+
+@pytest.mark.parametrize("form", [
+    ODD_KEY.encode().hex(), ODD_KEY.encode().hex().upper(),
+    urllib.parse.quote(ODD_KEY, safe="").lower(),                # %2f, not %2F
+], ids=["hex", "HEX", "percent-lowercase"])
+def test_the_key_is_hidden_in_hex_and_lowercase_percent_forms(raw_reply, form):
+    body, shown = error_body_for(raw_reply, f"you sent {form} here".encode(), ODD_KEY)
+    assert body == "you sent *** here" and form not in shown
+
+
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+@pytest.mark.parametrize("prefix", ["", "u:", "user:"])          # the 3 offsets mod 3
+def test_the_key_is_hidden_in_base64_at_any_offset(raw_reply, prefix, encode):
+    form = encode((prefix + ODD_KEY).encode()).decode()
+    body, shown = error_body_for(raw_reply, f"you sent {form} here".encode(), ODD_KEY)
+    left, right = body.removeprefix("you sent ").removesuffix(" here").split("***")
+    assert form.startswith(left) and len(left) <= -(-8 * len(prefix) // 6)   # the prefix's
+    assert form.endswith(right) and len(right.rstrip("=")) <= 1          # a partial char
+    assert form not in shown
+
+
+def test_a_short_key_is_hidden_in_any_case_but_its_short_encodings_are_not(raw_reply):
+    body = b"abc 6b aw K"                   # hex and base64 of "k" are too short to hide
+    model = raw_reply(b"HTTP/1.1 403 Forbidden\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+                      api_key="k")
+    with pytest.raises(ModelAPIError) as error:
+        model("hi")
+    assert error.value.body == "abc 6b aw ***"
+
+
+@pytest.mark.parametrize("base_url, message", [
+    ("http://127.0.0.1:9/vé", "base_url must be ASCII"),
+    ("http://café.example/v1", "base_url must be ASCII"),
+    ("http://a..b/v1", "base_url's host is not a valid host name"),
+    ("http://" + "x" * 64 + ".example/v1", "base_url's host is not a valid host name"),
+    ("http://h:abc/v1", "base_url's port must be a number from 0 to 65535, got 'http://h:abc/v1'"),
+    ("http://h:99999/v1", "base_url's port must be a number from 0 to 65535"),
+    ("http://h/v1?api-key=sk-secret-9", "base_url must not hold a query (?...), got 'http://h/v1?***'"),
+    ("http://h/v1?", "base_url must not hold a query (?...), got 'http://h/v1?***'"),
+    ("http://h/v1#sk-secret-9", "base_url must not hold a fragment (#...), got 'http://h/v1#***'"),
+    ("h/v1?key=sk-secret-9", "must start with http:// or https://, got 'h/v1?***'"),
+])
+def test_a_base_url_that_cannot_be_sent_is_refused_at_construction(base_url, message):
+    with pytest.raises(ModelConfigError, match=re.escape(message)) as error:
+        OpenAICompatibleModel(base_url, "m", env={})
+    assert "sk-secret-9" not in everything_shown(error.value)

@@ -1,6 +1,7 @@
 """kit.store under faults: a locked file, a damaged or truncated file, old and unknown
 schema versions, another writer on the same session, and SIGKILL at random points."""
 import importlib.util
+import json
 import os
 import random
 import re
@@ -317,3 +318,108 @@ def test_every_acknowledged_add_survives_sigkill_also_mid_compaction_and_locked(
     assert result["acknowledged"] >= 9 and result["refused"] >= 3
     assert result["lost"] == 0 and result["restores_ok"] == 9
     assert os.listdir(tmp_path) == []                       # the benchmark cleans up
+
+
+# -- break-it follow-up: hostile saved states and arguments (issue 10) -----------------------
+def saved_session(path, count=6):
+    """A closed store with ``count`` messages of a summary memory's session "alice";
+    return its saved state."""
+    with TranscriptStore(path, clock=Clock()) as store:
+        memory = attach_store(summary_memory(), store, "alice")
+        for number in range(1, count + 1):
+            memory.add(*turn(number))
+        return store.load_state("alice")
+
+
+def save_raw_state(path, text, session="alice"):
+    raw = sqlite3.connect(path)
+    with raw:
+        raw.execute("UPDATE session_state SET state = ? WHERE session_id = ?", (text, session))
+    raw.close()
+
+
+def fresh_state(memory):
+    return (memory.added, memory.turns, memory.link, memory.summary, memory.folded)
+
+
+@pytest.mark.parametrize("added", [7, 10 ** 8, 2 ** 63 - 1, 2 ** 63, 10 ** 30])
+def test_a_saved_added_past_the_transcript_is_refused_before_anything_changes(added, tmp_path):
+    path = tmp_path / "chat.db"
+    state = saved_session(path)                       # messages 1..6 are stored
+    save_raw_state(path, json.dumps({**state, "added": added}))
+    with TranscriptStore(path) as store:
+        memory = summary_memory()
+        before = fresh_state(memory)
+        with pytest.raises(StoreError, match=rf"session 'alice' in '{esc(path)}'.*added"):
+            restore(memory, store, "alice")
+        assert fresh_state(memory) == before
+        save_raw_state(path, json.dumps(state))       # the same state, whole, restores
+        assert restore(memory, store, "alice").added == 6
+
+
+@pytest.mark.parametrize("added_at", [{"²": 1.0}, {"1" * 5000: 1.0}, {"-1": 1.0}])
+def test_a_saved_clock_reading_of_no_message_number_is_a_store_error(added_at, tmp_path):
+    path = tmp_path / "chat.db"
+    state = saved_session(path)
+    save_raw_state(path, json.dumps({**state, "added_at": added_at}))
+    with TranscriptStore(path) as store:
+        memory = summary_memory()
+        with pytest.raises(StoreError, match=rf"session 'alice' in '{esc(path)}'.*added_at"):
+            restore(memory, store, "alice")
+        assert fresh_state(memory) == fresh_state(summary_memory())
+
+
+def test_a_saved_state_nested_too_deep_is_a_store_error(tmp_path):
+    path = tmp_path / "chat.db"
+    saved_session(path)
+    save_raw_state(path, "[" * 100_000 + "]" * 100_000)
+    with TranscriptStore(path) as store:
+        with pytest.raises(StoreError, match=rf"session 'alice' in '{esc(path)}'.*nested"):
+            store.load_state("alice")
+        memory = summary_memory()
+        with pytest.raises(StoreError, match="session 'alice'"):
+            restore(memory, store, "alice")
+        assert memory.link is None and memory.added == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: s.append("a\ud800", Message("user", "hi", 1, 1)),
+    lambda s: s.count("a\ud800"), lambda s: s.turns("\ud800"), lambda s: s.load_state("\ud800"),
+    lambda s: s.save_state("\ud800", {}), lambda s: s.delete("\ud800"),
+])
+def test_a_session_id_that_is_not_valid_unicode_is_refused_naming_it(call):
+    with TranscriptStore() as store:
+        with pytest.raises(ValueError, match=r"session_id .*not valid Unicode.*'\\ud800'"):
+            call(store)
+        assert store.sessions() == []
+
+
+def test_message_texts_that_are_not_valid_unicode_are_refused_naming_the_field():
+    with TranscriptStore() as store:
+        for field, message in (("content", Message("user", "a\udfff", 1, 1)),
+                               ("speaker", Message("user", "hi", 1, 1, speaker="\ud800"))):
+            with pytest.raises(ValueError, match=rf"message 1: {field} is not valid Unicode"):
+                store.append("alice", message)
+        assert store.count("alice") == 0
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda s: s.pick("alice", [1, 2 ** 63]), "message numbers"),
+    (lambda s: s.turns("alice", first=2 ** 63), "first"),
+    (lambda s: s.turns("alice", 1, last=2 ** 64), "last"),
+    (lambda s: s.turns("alice", 1, last=-2 ** 63 - 1), "last"),
+    (lambda s: s.created_at("alice", 2 ** 63), "number"),
+])
+def test_a_message_number_past_sqlites_integer_is_refused_naming_it(call, name):
+    with TranscriptStore() as store:
+        store.append("alice", Message("user", "hi", 1, 1))
+        with pytest.raises(ValueError, match=rf"{name} must be .*2\*\*63.*got -?\d+"):
+            call(store)
+        assert [m.number for m in store.turns("alice")] == [1]
+
+
+def test_a_path_holding_a_nul_is_a_store_error_naming_it(tmp_path):
+    path = f"{tmp_path}/chat\0.db"
+    with pytest.raises(StoreError, match=r"chat\\x00\.db"):
+        TranscriptStore(path)
+    assert os.listdir(tmp_path) == []

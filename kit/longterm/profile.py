@@ -19,6 +19,7 @@ each of two sessions becomes stable after the merge.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 
 from kit.longterm.session import InterviewSession, _one_line, normalise_label
@@ -79,8 +80,8 @@ def _evidence_tuple(name: str, items: object) -> tuple[Evidence, ...]:
     for i, item in enumerate(items):
         if not isinstance(item, Evidence):
             raise TypeError(f"{name}[{i}] must be Evidence, got {type(item).__name__}: {item!r:.60}")
-    labels = [e.label for e in items]
-    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    seen = Counter(e.label for e in items)                 # one pass, not one per label
+    repeated = sorted(label for label, n in seen.items() if n > 1)
     if repeated:
         raise ValueError(f"{name} lists {repeated} more than once")
     # canonical order: most turns, then most sessions, then the label

@@ -222,7 +222,8 @@ class TurnIndex:
         """
         self.tokenized += 1
         counts = Counter(self.tokenizer(query))
-        weights = {t: tf / max(counts.values()) for t, tf in counts.items()}
+        most = max(counts.values(), default=1)             # once, not once per term
+        weights = {t: tf / most for t, tf in counts.items()}
         turns, count = self.feedback
         first = self._bm25(weights) if weights and turns and count else {}
         top = sorted(first.items(), key=lambda item: (-item[1], item[0]))[:turns]
