@@ -9,8 +9,8 @@ deployed chatbot needs, layered on :class:`kit.memory.summary.SummaryMemory`.
 - ``summary_cap`` keeps the summary small inside the budget: re-summarise once with
   :data:`~kit.prompts.SHORTEN_PROMPT`, then a truncation the trace flags. On by
   default (``"auto"``: three quarters of what the system prompt leaves, the rest is
-  for the newest turns), so the summary alone can
-  never push the context over the budget.
+  for the newest turns), so the summary alone can never push the context over the
+  budget.
 - ``fact_check`` (on by default): the new summary must keep the ids, numbers, amounts,
   dates and names of what it replaced (:mod:`kit.memory.facts`); a reply that lost most
   of them is rejected (the fallback, or the extractive summariser, writes the summary),
@@ -183,9 +183,9 @@ class RobustSummaryMemory(SummaryMemory):
         """Fold ``old`` into ``summary``; return the new summary, without changing the memory.
 
         Calls the summariser (on a worker thread if ``timeout`` is set; not at all with
-        ``use_model=False``), the ``fallback`` if that fails, the fact check, and once more to shorten a summary over
-        ``summary_cap`` (see :class:`~kit.memory.compaction.Compactor`). Safe to run on
-        a worker thread. Raises the summariser's own error when there is no fallback
+        ``use_model=False``), the ``fallback`` if that fails, the fact check, and once
+        more to shorten a summary over ``summary_cap`` (see
+        :class:`~kit.memory.compaction.Compactor`). Safe to run on a worker thread. Raises the summariser's own error when there is no fallback
         (TypeError for a non-str reply, ValueError for an empty or malformed one,
         TimeoutError), :class:`~kit.memory.compaction.SummariserFailed` when both fail,
         and what :func:`kit.tokens.measured` raises.
