@@ -66,3 +66,4 @@ def test_each_registered_wrong_answer_fails_a_category_with_its_hint(drill, wron
     failing = [detail for _, ok, detail in report.rows if not ok]
     assert failing and not report.passed
     assert any(wrong.hint in detail for detail in failing), (wrong.hint, failing)
+    assert run(drill.name, wrong.answer).text() == report.text()      # deterministic
