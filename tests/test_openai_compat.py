@@ -252,6 +252,18 @@ def test_import_and_construction_do_not_touch_the_network(monkeypatch):
 
 
 
+def read_request(conn) -> bytes:
+    """Read one HTTP request from ``conn`` (head and body); return its head."""
+    with conn.makefile("rb") as request:
+        length, head = 0, b""
+        for line in iter(request.readline, b"\r\n"):
+            head += line
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        request.read(length)
+    return head
+
+
 @pytest.fixture
 def raw_reply():
     """A 127.0.0.1 server that answers every request with fixed raw bytes (no HTTP
@@ -270,13 +282,8 @@ def raw_reply():
                 conn, _ = listener.accept()
             except OSError:
                 return
-            with conn, conn.makefile("rb") as request:    # read the whole request first
-                length, head = 0, b""
-                for line in iter(request.readline, b"\r\n"):
-                    head += line
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                request.read(length)
+            with conn:
+                head = read_request(conn)                 # the whole request first
                 model.requests.append(head)
                 try:
                     conn.sendall(replies[0]) if isinstance(replies[0], bytes) else replies[0](conn, head, stop)
@@ -634,13 +641,8 @@ def tls_server(tmp_path, monkeypatch):
                 conn = context.wrap_socket(raw, server_side=True)
             except OSError:
                 return
-            with conn, conn.makefile("rb") as request:
-                length, head = 0, b""
-                for line in iter(request.readline, b"\r\n"):
-                    head += line
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                request.read(length)
+            with conn:
+                head = read_request(conn)
                 try:
                     writers[0](conn, head, stop)
                 except OSError:
