@@ -1,10 +1,19 @@
-"""An optional real model: any OpenAI-compatible chat-completions endpoint as a kit model.
+"""An optional real model: any OpenAI-compatible chat-completions endpoint as a kit model,
+and any OpenAI-compatible embeddings endpoint as a kit embedder.
 
 The kit runs on stub models; this adapter lets you swap in a real one (a hosted API,
 Ollama, vLLM, a llama.cpp server...) without changing any other code. It speaks the
 chat-completions protocol: ``POST {base_url}/chat/completions`` with a JSON body
 ``{"model": ..., "messages": [{"role": ..., "content": ...}, ...]}`` and reads
 ``choices[0].message.content`` from the JSON reply.
+
+:class:`OpenAICompatibleEmbedder` is the same client for the embeddings protocol, an
+embedder for :class:`kit.ranking.dense.DenseIndex`: ``POST {base_url}/embeddings`` with
+``{"model": ..., "input": [text, ...]}`` (at most ``batch_size`` texts, default 64, per
+request), reading ``data[i].embedding`` in ``index`` order. It reads the same base URL
+and key as the chat model, and its model name from ``KIT_EMBEDDING_MODEL`` (e.g.
+``nomic-embed-text`` on Ollama, ``text-embedding-3-small`` on OpenAI). All that follows
+about hostile servers holds for it too; its deadline is per request.
 
 Configuration, each argument first, then the environment:
 
@@ -14,6 +23,7 @@ argument   environment (first one set wins)                          example
 base_url   ``KIT_LLM_BASE_URL``, ``OPENAI_BASE_URL``                 ``http://localhost:11434/v1`` (Ollama)
 model      ``KIT_LLM_MODEL``                                         ``llama3.2``
 api_key    ``KIT_LLM_API_KEY``, ``OPENAI_API_KEY`` (optional)        sent as ``Authorization: Bearer ...``
+model      ``KIT_EMBEDDING_MODEL`` (the embedder's)                  ``nomic-embed-text``
 =========  ========================================================  ==================
 
 There is no default endpoint: nothing is sent anywhere you did not name. Only the
@@ -66,13 +76,16 @@ from collections.abc import Mapping, Sequence
 
 from kit.validation import check_int
 
-__all__ = ["OpenAICompatibleModel", "ModelConfigError", "ModelAPIError",
-           "MalformedResponseError", "configured", "ENV_BASE_URL", "ENV_MODEL", "ENV_API_KEY",
-           "DEFAULT_MAX_REPLY_BYTES"]
+__all__ = ["OpenAICompatibleModel", "OpenAICompatibleEmbedder", "ModelConfigError",
+           "ModelAPIError", "MalformedResponseError", "configured", "ENV_BASE_URL", "ENV_MODEL",
+           "ENV_API_KEY", "ENV_EMBEDDING_MODEL", "DEFAULT_MAX_REPLY_BYTES",
+           "DEFAULT_EMBEDDING_BATCH"]
 
 ENV_BASE_URL = ("KIT_LLM_BASE_URL", "OPENAI_BASE_URL")
 ENV_MODEL = ("KIT_LLM_MODEL",)
 ENV_API_KEY = ("KIT_LLM_API_KEY", "OPENAI_API_KEY")
+ENV_EMBEDDING_MODEL = ("KIT_EMBEDDING_MODEL",)
+DEFAULT_EMBEDDING_BATCH = 64                  # texts per embeddings request
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024     # a chat reply is kilobytes; 8 MiB is generous
 _ERROR_BODY_BYTES = 4096                      # of an error reply, enough to explain it
 _CHUNK = 64 * 1024
@@ -100,7 +113,8 @@ class ModelAPIError(RuntimeError):
 
 class MalformedResponseError(ModelAPIError):
     """The reply is not UTF-8, not JSON, or lacks ``choices[0].message.content`` as a
-    str; the message names the missing or wrong field."""
+    str (for embeddings: ``data[i].embedding``, a list of finite numbers, one per input);
+    the message names the missing or wrong field."""
 
 
 def _from_env(names: Sequence[str], env: Mapping[str, str]) -> str | None:
@@ -388,54 +402,47 @@ def _origin(url: str, location: str | None) -> str:
     return f"{parts.scheme}://{host}{f':{port}' if port else ''}"[:120]
 
 
-class OpenAICompatibleModel:
-    """A chat-completions endpoint as a kit model, callable two ways:
+def _settings(base_url: str | None, model: str | None, timeout: float, deadline: float | None,
+              max_reply_bytes: int, env: Mapping[str, str], model_names: Sequence[str],
+              no_model: str) -> tuple[str, str, float, float, int]:
+    """``(base_url, model, timeout, deadline, max_reply_bytes)``: each argument, or the
+    environment's (``model_names`` for the model), checked; ModelConfigError naming the
+    first bad one (``no_model`` when no model is named)."""
+    base_url = base_url or _from_env(ENV_BASE_URL, env)
+    model = model or _from_env(model_names, env)
+    if not base_url:
+        raise ModelConfigError(
+            "no endpoint: pass base_url= or set KIT_LLM_BASE_URL (or OPENAI_BASE_URL), "
+            "e.g. http://localhost:11434/v1 for Ollama or https://api.openai.com/v1")
+    base_url = _check_base_url(base_url)
+    if not model:
+        raise ModelConfigError(no_model)
+    if not isinstance(model, str) or not model.strip():
+        raise ModelConfigError(f"model must be a non-blank str, got {model!r:.60}")
+    timeout = _check_seconds("timeout", timeout)
+    deadline = 2 * timeout if deadline is None else _check_seconds("deadline", deadline)
+    return base_url, model, timeout, deadline, _config_int("max_reply_bytes", max_reply_bytes)
 
-    - ``model(system, user) -> str`` (a chat model: a system and a user message);
-    - ``model(prompt) -> str`` (a prompt model: one user message).
 
-    ``timeout`` is in seconds, what one socket operation may wait (connect, or the wait
-    for the next bytes of the reply); ``deadline`` the seconds one whole call may take
-    (default ``2 * timeout``); ``max_reply_bytes`` the largest reply read (default 8 MiB);
-    ``temperature`` is sent only when not None. Raises ModelConfigError for a missing base
-    URL or model name, a base URL that is not http(s), names no host, holds spaces,
-    control characters, non-ASCII characters, a ``user:key@`` part, a query or a fragment,
-    a bad port or host name, a blank or non-str model name, a timeout or deadline that is
-    not a number of seconds in (0, 1e9], a max_reply_bytes that is not an int >= 1, a
-    temperature that is not a finite number >= 0, or an api_key that is not printable
-    ASCII (a key's value is never shown, see the module docstring). A call raises
-    ModelAPIError (HTTP status and the start of the body, a redirect not followed, a
-    reply larger than max_reply_bytes, why the endpoint could not be reached, or a broken
-    reply: cut off, garbled or not HTTP at all), TimeoutError (no bytes within ``timeout``, or the
-    deadline passed), or MalformedResponseError (not UTF-8, not JSON, or naming the
-    missing field).
-    """
+def _config_int(name: str, value: object) -> int:
+    """``value`` if it is an int >= 1; else ModelConfigError naming it."""
+    try:
+        return check_int(name, value, 1)
+    except (TypeError, ValueError) as error:
+        raise ModelConfigError(str(error)) from None
 
-    def __init__(self, base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, timeout: float = 30,
-                 temperature: float | None = None, env: Mapping[str, str] | None = None, *,
-                 deadline: float | None = None,
-                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> None:
-        env = os.environ if env is None else env
-        base_url = base_url or _from_env(ENV_BASE_URL, env)
-        model = model or _from_env(ENV_MODEL, env)
-        if not base_url:
-            raise ModelConfigError(
-                "no endpoint: pass base_url= or set KIT_LLM_BASE_URL (or OPENAI_BASE_URL), "
-                "e.g. http://localhost:11434/v1 for Ollama or https://api.openai.com/v1")
-        base_url = _check_base_url(base_url)
-        if not model:
-            raise ModelConfigError("no model name: pass model= or set KIT_LLM_MODEL, e.g. llama3.2")
-        if not isinstance(model, str) or not model.strip():
-            raise ModelConfigError(f"model must be a non-blank str, got {model!r:.60}")
-        timeout = _check_seconds("timeout", timeout)
-        deadline = 2 * timeout if deadline is None else _check_seconds("deadline", deadline)
-        try:
-            max_reply_bytes = check_int("max_reply_bytes", max_reply_bytes, 1)
-        except (TypeError, ValueError) as error:
-            raise ModelConfigError(str(error)) from None
-        if temperature is not None:
-            _check_number("temperature", temperature, 0, strict=False)
+
+class _Endpoint:
+    """What the chat model and the embedder share: their checked settings, the key kept
+    out of sight, one POST of a JSON body to ``{base_url}/{_path}`` within the deadline
+    and the size cap, and the errors it raises."""
+
+    _path = ""
+
+    def _configure(self, settings: tuple[str, str, float, float, int], api_key: str | None,
+                   env: Mapping[str, str]) -> None:
+        """Check the key (the argument, or the environment's), then keep ``settings``
+        (from :func:`_settings`) and the key."""
         api_key = api_key or _from_env(ENV_API_KEY, env)
         if api_key is not None and (not isinstance(api_key, str) or not api_key.isascii()
                                     or any(ch.isspace() or not ch.isprintable() for ch in api_key)):
@@ -443,47 +450,21 @@ class OpenAICompatibleModel:
             raise ModelConfigError(f"api_key must be a str of printable ASCII without spaces, "
                                    f"got a {type(api_key).__name__} of length "
                                    f"{len(api_key) if isinstance(api_key, str) else '?'}")
+        base_url, self.model, self.timeout, self.deadline, self.max_reply_bytes = settings
         self.base_url = base_url.rstrip("/")
-        self.model, self.timeout, self.temperature = model, timeout, temperature
-        self.deadline, self.max_reply_bytes = deadline, max_reply_bytes
         self._api_key, self._key_pattern = api_key, _key_pattern(api_key)
         self.calls = 0
 
     @property
     def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return f"{self.base_url}/{self._path}"
 
     def _redact(self, text: str) -> str:
         return _redact(text, self._key_pattern)
 
-    def __repr__(self) -> str:
-        key = "set" if self._api_key else "none"           # never show the key itself
-        return self._redact(f"OpenAICompatibleModel(url={self.url!r}, model={self.model!r}, "
-                            f"api_key={key})")
-
-    def __call__(self, *args: str) -> str:
-        if len(args) not in (1, 2) or not all(isinstance(a, str) for a in args):
-            raise TypeError(f"call as model(prompt) or model(system, user) with strings, got {args!r:.80}")
-        messages = [{"role": "user", "content": args[-1]}]
-        if len(args) == 2:
-            messages.insert(0, {"role": "system", "content": args[0]})
-        return self.chat(messages)
-
-    def chat(self, messages: Sequence[Mapping[str, str]]) -> str:
-        """Send ``messages`` (dicts with str ``role`` and ``content``); return the reply
-        text. Raises TypeError naming a malformed message, before anything is sent."""
-        if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence) \
-                or not messages:
-            raise TypeError(f"messages must be a non-empty list of {{'role', 'content'}} "
-                            f"dicts, got {messages!r:.80}")
-        for i, m in enumerate(messages):
-            if not isinstance(m, Mapping) or not all(isinstance(m.get(k), str)
-                                                     for k in ("role", "content")):
-                raise TypeError(f"messages[{i}] must be a dict with str 'role' and "
-                                f"'content', got {m!r:.80}")
-        body: dict = {"model": self.model, "messages": [dict(m) for m in messages]}
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
+    def _post(self, body: dict) -> tuple[int, str]:
+        """Send ``body`` as JSON (counted in ``calls``); (status, text) of a 2xx reply.
+        Raises as :meth:`_send` does, or MalformedResponseError for a reply not UTF-8."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -492,14 +473,10 @@ class OpenAICompatibleModel:
         self.calls += 1
         status, raw = self._send(request)
         try:
-            text = raw.decode("utf-8")
+            return status, raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise self._malformed(f"not valid UTF-8 (byte {error.start})", status,
                                   raw.decode("utf-8", errors="replace")) from None
-        try:
-            return _content(text)
-        except ValueError as error:
-            raise self._malformed(str(error), status, text) from None
 
     def _send(self, request: urllib.request.Request) -> tuple[int, bytes]:
         """(status, body) of a 2xx reply, within the deadline and the size cap; every
@@ -559,8 +536,136 @@ class OpenAICompatibleModel:
                                       status, shown[:500])
 
 
-def _content(text: str) -> str:
-    """``choices[0].message.content`` of a reply body; ValueError saying what is wrong."""
+class OpenAICompatibleModel(_Endpoint):
+    """A chat-completions endpoint as a kit model, callable two ways:
+
+    - ``model(system, user) -> str`` (a chat model: a system and a user message);
+    - ``model(prompt) -> str`` (a prompt model: one user message).
+
+    ``timeout`` is in seconds, what one socket operation may wait (connect, or the wait
+    for the next bytes of the reply); ``deadline`` the seconds one whole call may take
+    (default ``2 * timeout``); ``max_reply_bytes`` the largest reply read (default 8 MiB);
+    ``temperature`` is sent only when not None. Raises ModelConfigError for a missing base
+    URL or model name, a base URL that is not http(s), names no host, holds spaces,
+    control characters, non-ASCII characters, a ``user:key@`` part, a query or a fragment,
+    a bad port or host name, a blank or non-str model name, a timeout or deadline that is
+    not a number of seconds in (0, 1e9], a max_reply_bytes that is not an int >= 1, a
+    temperature that is not a finite number >= 0, or an api_key that is not printable
+    ASCII (a key's value is never shown, see the module docstring). A call raises
+    ModelAPIError (HTTP status and the start of the body, a redirect not followed, a
+    reply larger than max_reply_bytes, why the endpoint could not be reached, or a broken
+    reply: cut off, garbled or not HTTP at all), TimeoutError (no bytes within ``timeout``, or the
+    deadline passed), or MalformedResponseError (not UTF-8, not JSON, or naming the
+    missing field).
+    """
+
+    _path = "chat/completions"
+
+    def __init__(self, base_url: str | None = None, model: str | None = None,
+                 api_key: str | None = None, timeout: float = 30,
+                 temperature: float | None = None, env: Mapping[str, str] | None = None, *,
+                 deadline: float | None = None,
+                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> None:
+        env = os.environ if env is None else env
+        settings = _settings(base_url, model, timeout, deadline, max_reply_bytes, env, ENV_MODEL,
+                             "no model name: pass model= or set KIT_LLM_MODEL, e.g. llama3.2")
+        if temperature is not None:
+            _check_number("temperature", temperature, 0, strict=False)
+        self._configure(settings, api_key, env)
+        self.temperature = temperature
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key else "none"           # never show the key itself
+        return self._redact(f"OpenAICompatibleModel(url={self.url!r}, model={self.model!r}, "
+                            f"api_key={key})")
+
+    def __call__(self, *args: str) -> str:
+        if len(args) not in (1, 2) or not all(isinstance(a, str) for a in args):
+            raise TypeError(f"call as model(prompt) or model(system, user) with strings, got {args!r:.80}")
+        messages = [{"role": "user", "content": args[-1]}]
+        if len(args) == 2:
+            messages.insert(0, {"role": "system", "content": args[0]})
+        return self.chat(messages)
+
+    def chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+        """Send ``messages`` (dicts with str ``role`` and ``content``); return the reply
+        text. Raises TypeError naming a malformed message, before anything is sent."""
+        if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence) \
+                or not messages:
+            raise TypeError(f"messages must be a non-empty list of {{'role', 'content'}} "
+                            f"dicts, got {messages!r:.80}")
+        for i, m in enumerate(messages):
+            if not isinstance(m, Mapping) or not all(isinstance(m.get(k), str)
+                                                     for k in ("role", "content")):
+                raise TypeError(f"messages[{i}] must be a dict with str 'role' and "
+                                f"'content', got {m!r:.80}")
+        body: dict = {"model": self.model, "messages": [dict(m) for m in messages]}
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        status, text = self._post(body)
+        try:
+            return _content(text)
+        except ValueError as error:
+            raise self._malformed(str(error), status, text) from None
+
+
+class OpenAICompatibleEmbedder(_Endpoint):
+    """An embeddings endpoint as a kit embedder (:data:`kit.ranking.dense.Embedder`):
+    ``embedder(texts) -> list[list[float]]``, one vector per text, in order, all of one
+    length (a list or tuple of str in; no request for no texts).
+
+    Texts go ``batch_size`` (default 64) per request; the vectors of a reply are put in
+    the order of their ``index`` (in the order sent when a server gives none). The
+    settings, their environment (the model from ``KIT_EMBEDDING_MODEL``) and their
+    ModelConfigError are the chat model's (:class:`OpenAICompatibleModel`, without
+    temperature), plus a batch_size that is not an int >= 1; ``deadline`` and
+    ``max_reply_bytes`` hold per request (64 vectors of 3,072 numbers are about 4 MB of
+    JSON). A call raises TypeError for texts that are not a list of str, before anything
+    is sent; then the chat model's ModelAPIError and TimeoutError, or
+    MalformedResponseError naming what is wrong: no ``data`` list, not one embedding per
+    input, a bad or repeated ``index``, an embedding that is not a non-empty list of
+    finite numbers, or embeddings of different lengths. ``calls`` counts the requests.
+    """
+
+    _path = "embeddings"
+
+    def __init__(self, base_url: str | None = None, model: str | None = None,
+                 api_key: str | None = None, timeout: float = 30,
+                 env: Mapping[str, str] | None = None, *, deadline: float | None = None,
+                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+                 batch_size: int = DEFAULT_EMBEDDING_BATCH) -> None:
+        env = os.environ if env is None else env
+        settings = _settings(base_url, model, timeout, deadline, max_reply_bytes, env,
+                             ENV_EMBEDDING_MODEL, "no embedding model name: pass model= or set "
+                             "KIT_EMBEDDING_MODEL, e.g. nomic-embed-text")
+        self.batch_size = _config_int("batch_size", batch_size)
+        self._configure(settings, api_key, env)
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key else "none"           # never show the key itself
+        return self._redact(f"OpenAICompatibleEmbedder(url={self.url!r}, model={self.model!r}, "
+                            f"batch_size={self.batch_size}, api_key={key})")
+
+    def __call__(self, texts: Sequence[str]) -> list[list[float]]:
+        if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
+            raise TypeError(f"texts must be a list of str, got {texts!r:.80}")
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start:start + self.batch_size])
+            status, text = self._post({"model": self.model, "input": batch})
+            try:
+                found = _embeddings(text, len(batch))
+                if vectors and len(found[0]) != len(vectors[0]):
+                    raise ValueError(f"embedding {start} has {len(found[0])} numbers, "
+                                     f"embedding 0 has {len(vectors[0])}")
+            except ValueError as error:
+                raise self._malformed(str(error), status, text) from None
+            vectors += found
+        return vectors
+
+
+def _json_object(text: str) -> dict:
+    """The JSON object of a reply body; ValueError saying what is wrong."""
     try:
         data = json.loads(text)
     except RecursionError:
@@ -569,6 +674,12 @@ def _content(text: str) -> str:
         raise ValueError("not JSON") from None
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _content(text: str) -> str:
+    """``choices[0].message.content`` of a reply body; ValueError saying what is wrong."""
+    data = _json_object(text)
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices:
         raise ValueError("missing field 'choices' (a non-empty list)")
@@ -579,3 +690,37 @@ def _content(text: str) -> str:
     if not isinstance(content, str):
         raise ValueError(f"missing field 'choices[0].message.content' (a str, got {content!r:.40})")
     return content
+
+
+def _embeddings(text: str, count: int) -> list[list[float]]:
+    """The ``count`` vectors of an embeddings reply body, in ``index`` order, all of one
+    length; ValueError saying what is wrong."""
+    items = _json_object(text).get("data")
+    if not isinstance(items, list):
+        raise ValueError("missing field 'data' (a list)")
+    if len(items) != count:
+        raise ValueError(f"the reply holds {len(items)} embeddings for {count} inputs")
+    vectors: list[list[float] | None] = [None] * count
+    for i, item in enumerate(items):
+        index = item.get("index", i) if isinstance(item, dict) else None
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count \
+                or vectors[index] is not None:
+            raise ValueError(f"data[{i}].index must be an int from 0 to {count - 1} that no "
+                             f"other item has, got {index!r:.40}")
+        vector = vectors[index] = _vector(item.get("embedding"), i)
+        width = len(vector) if i == 0 else width
+        if len(vector) != width:
+            raise ValueError(f"data[{i}].embedding has {len(vector)} numbers, "
+                             f"data[0].embedding has {width}")
+    return vectors
+
+
+def _vector(embedding: object, i: int) -> list[float]:
+    """``data[i].embedding`` as a list of floats; ValueError unless it is a non-empty
+    list of finite numbers."""
+    if not isinstance(embedding, list) or not embedding or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            for x in embedding):
+        raise ValueError(f"missing field 'data[{i}].embedding' (a non-empty list of finite "
+                         f"numbers, got {embedding!r:.40})")
+    return [float(x) for x in embedding]

@@ -21,7 +21,8 @@ from kit.messages import Message, check_role, indent_continuation, render
 
 __all__ = ["SUMMARY_PROMPT", "CARELESS_PROMPT", "SUMMARY_TITLE", "SHORTEN_PROMPT",
            "STRUCTURED_SHORTEN_PROMPT", "SUMMARY_HEADER", "TURNS_HEADER", "NO_SUMMARY",
-           "build_summary_prompt", "parse_summary_prompt", "parse_summary_turns"]
+           "build_summary_prompt", "parse_summary_prompt", "parse_summary_turns",
+           "DECOMPOSE_PROMPT", "QUESTION_HEADER"]
 
 SUMMARY_HEADER = "Current summary:\n"
 TURNS_HEADER = "New turns:\n"
@@ -45,6 +46,14 @@ STRUCTURED_SHORTEN_PROMPT = (
     SHORTEN_PROMPT + ' Reply with exactly one JSON object and nothing else: '
     '{"summary": "<non-empty string>", "open_points": ["<string>", ...]}, keeping '
     'every open point.'
+)
+
+QUESTION_HEADER = "Question:\n"
+DECOMPOSE_PROMPT = (
+    "Split the question into the simpler questions a search of a conversation's "
+    "transcript needs to answer it: one per line, at most four, each naming the people "
+    "and things it asks about. A simple question stays one line. Reply with the lines "
+    "and nothing else."
 )
 
 

@@ -135,10 +135,20 @@ def check_memory_policy_output(lines, conversations, budgets, strategies):
     for c in conversations:
         assert any(re.fullmatch(rf"conversation {c.name}: {len(strategies)} strategies x "
                                 rf"{len(budgets)} budgets in \d+\.\d\d s", line) for line in lines)
+    total = next(i for i, line in enumerate(lines) if line.startswith("total "))
     assert re.fullmatch(r"total \d+\.\d\d s for \d+ runs on [\d,]+ turns; tokenizer calls in "
                         r"all: [\d,]+ \(each distinct text measured once: [\d,]+ texts cached\)",
-                        lines[-1])
+                        lines[total])
     return rows
+
+
+def printed_table(lines, table):
+    """The rows printed under ``table``'s title, checked against ``table``."""
+    at = lines.index(table.title)
+    assert re.split(r"\s{2,}", lines[at + 1]) == table.columns
+    printed = [re.split(r"\s{2,}", line) for line in lines[at + 3:at + 3 + len(table.rows)]]
+    assert printed == [[str(v) for v in row] for row in table.rows]
+    return printed
 
 
 def test_memory_policy_benchmark_prints_its_table():
@@ -150,6 +160,37 @@ def test_memory_policy_benchmark_prints_its_table():
                                       list(STRATEGIES))
     assert [row[:3] for row in rows] == [["synthetic", s, "2,000"] for s in STRATEGIES]
     assert "open-domain %" not in lines[0]          # the synthetic conversation has none
+
+
+def test_memory_policy_benchmark_prints_the_ablation_with_a_given_embedder_and_model():
+    from kit.ablation import ablation_table, run_ablation
+    from kit.llm import fact_listing_summariser
+    from kit.ranking.dense import HashingEmbedder
+    from kit.synthetic import synthetic_conversation
+
+    lines = run_memory_policy("--budgets", "600", "--sessions", "6", "--turns-per-session", "16",
+                              "--strategies", "recall", "--ablation", "--embedder", "hashing",
+                              "--llm", "kit.llm:fact_listing_summariser")
+    conversation = synthetic_conversation(6, 16)
+    options = {"embedder": HashingEmbedder(), "decompose": fact_listing_summariser}
+    title = next(line for line in lines if line.startswith("Recall memory, one part switched"))
+    expected = ablation_table(run_ablation([conversation], [600], options=options), options,
+                              title)
+    rows = printed_table(lines, expected)
+    assert {"dense retrieval", "model decomposition"} <= {row[0] for row in rows}
+    assert "dense, hashing stand-in" not in {row[0] for row in rows}
+
+
+def test_memory_policy_benchmark_refuses_a_bad_model_spec_and_cv_on_one_conversation():
+    for args, message in ((["--embedder", "nope"], "--embedder must be hashing, openai or "
+                                                   "module:name, got 'nope'"),
+                          (["--llm", "kit.llm:nowhere"], "--llm 'kit.llm:nowhere'"),
+                          (["--llm", "kit.llm:KEEP_WORDS"], "is not callable"),
+                          (["--cv"], "--cv needs two conversations or more, got 1")):
+        done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", "--sessions", "2",
+                               "--turns-per-session", "4", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == "" and message in done.stderr, args
 
 
 def test_memory_policy_benchmark_on_locomo_conversations_26_and_30():
@@ -169,6 +210,29 @@ def test_memory_policy_benchmark_on_locomo_conversations_26_and_30():
     assert [row[:2] for row in rows] == [[c, s] for c in names for s in strategies]
     assert [n.removeprefix("conv-") for n in names] == ["26", "30"]
     assert "open-domain %" in lines[0]
+
+
+def test_memory_policy_benchmark_cross_validates_between_26_and_30():
+    import pytest
+
+    from kit.locomo import load_locomo_dir
+
+    try:
+        conversations = load_locomo_dir(only=["26", "30"])
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    lines = run_memory_policy("--data", "--conversations", "26,30", "--budgets", "1000",
+                              "--strategies", "recall", "--cv")
+    recall = {row[0]: row[4] for row in (re.split(r"\s{2,}", line) for line in lines[2:4])}
+    at = next(i for i, line in enumerate(lines) if line.startswith("Which search parts"))
+    rows = [re.split(r"\s{2,}", line) for line in lines[at + 3:at + 5]]
+    names = [c.name for c in conversations]
+    assert [row[:3] for row in rows] == [["1,000", names[0], names[1]],
+                                         ["1,000", names[1], names[0]]]
+    for row in rows:   # the default held out is the recall memory of the table above
+        assert row[6] == recall[row[1]]
+        assert float(row[4]) >= float(recall[row[2]])       # chosen as the best on the other
+    assert lines[at + 5:] == []
 
 
 def test_memory_policy_benchmark_without_data_says_how_to_get_it(tmp_path):

@@ -188,9 +188,9 @@ def test_the_command_line_refuses_a_notebook_and_a_folder_to_start_in(tmp_path):
 
 
 def test_a_cache_a_kit_module_fills_lazily_is_not_tampering(fake, monkeypatch):
-    import kit.memory.turn_index as turn_index
+    import kit.ranking.bm25 as turn_index
     monkeypatch.setattr(drills_module, "_PRISTINE", drills_module._kit_globals())
     monkeypatch.setattr(turn_index, "_STOPWORDS", frozenset({"a"}))   # data, set on first use
     assert drills_module._tampered() == ""
     monkeypatch.setattr(turn_index, "recall_tokenize", lambda text: [])   # a function
-    assert drills_module._tampered() == "kit.memory.turn_index.recall_tokenize"
+    assert drills_module._tampered() == "kit.ranking.bm25.recall_tokenize"

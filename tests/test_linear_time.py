@@ -195,6 +195,13 @@ CASES = {
         make = lambda n: " " * n
         call = tiktoken_counter("o200k_base")
     """,
+    "dates: relative time in runs of last, ago, digits and a couple of": """
+        from datetime import date
+        from kit.ranking.dates import resolve_times
+        unit = "last a couple of 99 days ago last week of this past the day before "
+        make = lambda n: unit * (n // len(unit))
+        call = lambda text: resolve_times(text, date(2023, 5, 25))
+    """,
 }
 
 

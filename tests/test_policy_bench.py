@@ -187,7 +187,9 @@ def test_targets_are_checked_on_recall_at_2000_with_the_others_beside():
     checks = check_targets(policy_runs())
     assert [(c.conversation, c.target, c.value, c.met) for c in checks] == [
         ("c1", TARGETS[0], 0.8, True), ("c1", TARGETS[1], 0.5, True),
-        ("c2", TARGETS[0], 2 / 3, False), ("c2", TARGETS[1], None, None)]
+        ("c1", TARGETS[2], 1.0, True),
+        ("c2", TARGETS[0], 2 / 3, False), ("c2", TARGETS[1], None, None),
+        ("c2", TARGETS[2], None, None)]
     assert checks[0].beside == {"sliding window": 0.0, "BM25": None}
     table = target_table(policy_runs())
     assert table.columns == ["conversation", "target", "target %", "recall %", "met",
@@ -195,7 +197,9 @@ def test_targets_are_checked_on_recall_at_2000_with_the_others_beside():
     assert table.rows == [
         ["c1", "all evidence, categories 1-4", ">= 80", "80.0", "yes", "0.0", "-"],
         ["c1", "all evidence, multi-hop", ">= 40", "50.0", "yes", "0.0", "-"],
+        ["c1", "all evidence, temporal", ">= 85", "100.0", "yes", "0.0", "-"],
         ["c2", "all evidence, categories 1-4", ">= 80", "66.7", "no", "-", "-"],
-        ["c2", "all evidence, multi-hop", ">= 40", "-", "-", "-", "-"]]
+        ["c2", "all evidence, multi-hop", ">= 40", "-", "-", "-", "-"],
+        ["c2", "all evidence, temporal", ">= 85", "-", "-", "-", "-"]]
     assert check_targets(policy_runs(), budget=4000) == []
     assert check_targets(policy_runs(), strategy="hybrid") == []

@@ -6,8 +6,10 @@ import pytest
 
 from kit.llm import FailingLLM, fact_listing_summariser
 from kit.locomo import LongConversation, LongTurn, Question
-from kit.memory import CompactionError, RecallMemory, TurnIndex, light_stem, recall_tokenize
+from kit.memory import (CompactionError, RecallMemory, RecallSearch, TurnIndex, light_stem,
+                        recall_tokenize)
 from kit.memory.recall import RECALLED_TITLE, RECENT_TITLE
+from kit.memory.recall_plan import date_line
 from kit.memory_eval import evaluate
 from kit.persistence import attach_store, restore
 from kit.store import TranscriptStore
@@ -16,6 +18,16 @@ from kit.tokens import CallCounter, count_words
 FACT = "My locker code at the climbing gym is 4417."
 TOPICS = ["weather", "coffee", "traffic", "movies", "gardening", "football", "bread",
           "trains", "music", "laundry", "podcasts", "puzzles", "soup", "bicycles"]
+
+
+def bare(**options) -> TurnIndex:
+    """BM25 over the text alone: no speaker, session date or resolved time indexed."""
+    return TurnIndex(index_speaker=False, index_date=False, resolve_dates=False, **options)
+
+
+def direct(index: TurnIndex | None = None) -> RecallSearch:
+    """The direct search alone: no two-stage search, query split or neighbours."""
+    return RecallSearch(index, sessions=0, split=False, neighbours=False)
 
 
 def date(session: int) -> str:
@@ -51,7 +63,7 @@ def test_a_fact_stated_once_300_turns_ago_comes_back():
     assert memory.added == 320 and memory.turns[0].number > 300     # far out of the window
     assert FACT not in memory.context("")                          # nothing asked, nothing recalled
     context = memory.context("What is Ann's locker code at the gym?")
-    assert recalled_block(context)[:2] == ["[10:00 am on 1 March, 2023]", f"Ann: {FACT}"]
+    assert recalled_block(context)[:2] == ["[1 March, 2023]", f"Ann: {FACT}"]   # the day
     assert memory.context_numbers("What is Ann's locker code at the gym?")[0] == 1
 
 
@@ -88,7 +100,7 @@ def test_speaker_and_date_on_every_line_in_time_order(budget, query):
             current = line[1:-1]
         elif line and line not in (RECALLED_TITLE, RECENT_TITLE):
             number = int(re.search(r"Turn (\d+):", line).group(1)) if "Turn" in line else 1
-            assert current == turns[number - 1][3]
+            assert f"[{current}]" == date_line(turns[number - 1][3])    # "[1 March 2023]"
             assert line.split(":")[0] in ("Ann", "Bob")
 
 
@@ -134,7 +146,7 @@ def test_the_allocation_table_says_what_was_cut():
 # -- counting once, incrementally ------------------------------------------------------
 def test_each_turn_is_measured_and_tokenised_once():
     counter = CallCounter(count_words)
-    memory = fill(RecallMemory(200, measure=counter), chat(120))
+    memory = fill(RecallMemory(200, measure=counter, search=direct()), chat(120))
     assert counter.calls == 120 + 2                       # the turns, and "Ann:", "Bob:"
     assert memory.index.tokenized == 120
     for query in QUERIES:
@@ -206,8 +218,8 @@ def test_light_stem_and_tokenizer():
 def test_a_hit_lends_score_to_its_neighbours_and_a_named_speaker_is_boosted():
     turns = [(1, "Where did you go camping?", "Bob"), (2, "At the beach, lovely.", "Ann"),
              (3, "I camped once too.", "Bob"), (4, "Nice weather today", "Ann")]
-    plain, index = TurnIndex(spread=(0, 0), speaker_boost=0), TurnIndex(spread=(0.25, 0.5),
-                                                                        speaker_boost=0.5)
+    plain, index = bare(spread=(0, 0), speaker_boost=0), bare(spread=(0.25, 0.5),
+                                                              speaker_boost=0.5)
     plain.extend(turns)
     index.extend(turns)
     raw, scores = plain.scores("camping"), index.scores("camping")
@@ -233,7 +245,7 @@ def bo1(mean: float, tf: int = 1) -> float:
 
 def test_feedback_adds_the_most_informative_words_of_the_best_turns():
     question = "What hobby does Ann have?"                     # terms: hobby, ann
-    off, index, one = (TurnIndex(spread=(0, 0), speaker_boost=0, feedback=f)
+    off, index, one = (bare(spread=(0, 0), speaker_boost=0, feedback=f)
                        for f in ((0, 0), (3, 10), (3, 1)))
     for i in (off, index, one):
         i.extend(HOBBY)
@@ -256,23 +268,26 @@ def test_feedback_adds_the_most_informative_words_of_the_best_turns():
 def test_with_feedback_recall_memory_brings_back_a_turn_without_the_questions_words():
     def numbers(index):
         # keep_recent=0: with 1, Ann's turn 5 (the newest user message) would stay verbatim
-        memory = RecallMemory(40, measure=count_words, keep_recent=0, recent=4, index=index)
+        memory = RecallMemory(40, measure=count_words, keep_recent=0, recent=4,
+                              search=direct(index))
         for number, text, speaker in HOBBY:
             memory.add(("user", "assistant")[speaker == "Bob"], text, speaker=speaker)
         return memory.context_numbers("What hobby does Ann have?")
     # 40 words hold the question (5), the recent turn 6 (4), the title (5) and up to 26
     # words of recalled lines: room for turns 1-4 (6 + 2 + 10 + 4), so what is missing
     # was not found. Turn 2 and turn 4 are the replies after a hit (spread).
-    assert numbers(TurnIndex(feedback=(0, 0))) == (1, 2, 6)
-    assert numbers(TurnIndex()) == (1, 2, 3, 4, 6)
+    assert numbers(bare(feedback=(0, 0))) == (1, 2, 6)
+    assert numbers(bare()) == (1, 2, 3, 4, 6)
 
 
 def test_fuse_recent_uses_the_recent_turns_too():
     turns = chat(100) + [("user", "Ann", "Let us talk about the climbing gym again.", date(11)),
                          ("assistant", "Bob", "Sure, what about it?", date(11)),
                          ("user", "Ann", "What was the number?", date(11))]
-    plain = fill(RecallMemory(120, measure=count_words, keep_recent=4), turns)
-    fused = fill(RecallMemory(120, measure=count_words, keep_recent=4, fuse_recent=True), turns)
+    plain = fill(RecallMemory(120, measure=count_words, keep_recent=4, search=direct(bare())),
+                 turns)
+    fused = fill(RecallMemory(120, measure=count_words, keep_recent=4, fuse_recent=True,
+                              search=direct(bare())), turns)
     assert 1 not in plain.context_numbers() and 1 in fused.context_numbers()
 
 

@@ -56,6 +56,8 @@ LESSON_OF = {
     "citations and guardrail": ("07_rag_chatbot", "sections 4 and 5 and exercise 1, the "
                                 "citation markers and the guardrail"),
     "chatbot turn": ("07_rag_chatbot", "exercise 3, the whole turn"),
+    "leave-one-out": ("09_memory_evaluation", "exercise 3, choosing a setting on the other "
+                      "conversations and reporting it on the one left out"),
 }
 UNMAPPED = "no lesson named yet (add the mechanism to LESSON_OF in tools/guide.py)"
 SECTION = re.compile(r"^##\s+(\d+)\s*[.·]\s*(.+?)\s*$")   # "## 3. One compaction", "## 1 · Four"

@@ -11,7 +11,8 @@
   :mod:`kit.memory.triggers`, rebuilding from the transcript in :mod:`kit.memory.rebuild`.
 - :class:`BackgroundSummaryMemory`: the same, compacting on a worker thread (lesson 04).
 - :class:`RecallMemory`: recent turns plus older turns recalled from the transcript by
-  BM25 (:mod:`kit.memory.turn_index`), optionally with a summary (lesson 09).
+  BM25 (:mod:`kit.memory.turn_index`) and the parts of :class:`RecallSearch`
+  (:mod:`kit.memory.recall_search`), optionally with a summary (lesson 09).
 
 Windows and summary memories build their context from what they hold; recall memory's
 parts compete for the budget through the allocator, :func:`allocate`
@@ -24,6 +25,7 @@ from kit.memory.budget import Allocation, Part, PartResult, allocate
 from kit.memory.compaction import Compactor, SummariserFailed, SummaryUpdate
 from kit.memory.rebuild import fold_spans, rebuild_summary, resummarise
 from kit.memory.recall import RecallMemory, RecallPlan
+from kit.memory.recall_search import RecallSearch, split_query
 from kit.memory.robust import RobustSummaryMemory
 from kit.memory.summary import (CARELESS_PROMPT, SUMMARY_PROMPT, SummaryMemory,
                                 build_summary_prompt, checked_summary, compact,
@@ -39,5 +41,6 @@ __all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHis
            "build_summary_prompt", "split_for_compaction", "SummaryUpdate", "SummariserFailed",
            "Compactor", "SHORTEN_PROMPT", "STRUCTURED_SHORTEN_PROMPT", "fold_spans",
            "rebuild_summary", "resummarise", "Firing", "OverBudget", "TooManyTurns", "TooOld",
-           "BackgroundSummaryMemory", "RecallMemory", "RecallPlan", "TurnIndex", "light_stem",
+           "BackgroundSummaryMemory", "RecallMemory", "RecallPlan", "RecallSearch",
+           "split_query", "TurnIndex", "light_stem",
            "recall_tokenize", "allocate", "Part", "PartResult", "Allocation"]

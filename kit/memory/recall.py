@@ -15,15 +15,18 @@ all inside one token ``budget``, split by the allocator (:mod:`kit.memory.budget
   summary and the recent window leave);
 - then the rest of the recent window (at most ``recent`` tokens of turns).
 
-Every line keeps its speaker (``"Caroline: ..."``). Recalled turns are shown in time
-order, under their session's date (``[1:56 pm on 8 May, 2023]``), and so are recent
-turns that have a date. Recall is lexical: BM25 over the turns that left the recent
-window (:class:`kit.memory.turn_index.TurnIndex`, updated one turn at a time), with the
-question as the query (default: the newest user message), expanded by pseudo-relevance
-feedback (the best turns' most informative words, Bo1) and optionally fused by
-reciprocal rank fusion (:func:`kit.ranking.rrf`) with a query made of the recent
-turns. No network, no embedding model. How the budget is split and the context
-rendered is in :mod:`kit.memory.recall_plan`.
+Every line keeps its speaker (``"Caroline: ..."``), and the relative times it resolves
+(``"(yesterday = 7 May 2023)"``). Recalled turns are shown in time order, under their
+session's day (``[8 May, 2023]``), and so are recent turns that have a date. Which older
+turns come back is decided by :class:`kit.memory.recall_search.RecallSearch`: by default
+lexical, BM25 over the turns that left the recent window
+(:class:`kit.memory.turn_index.TurnIndex`, updated one turn at a time, each turn indexed
+with its speaker and dates), with the question as the query (default: the newest user
+message), expanded by pseudo-relevance feedback and fused by rank with its parts; a
+dense retriever or a model that splits the question are options. With ``fuse_recent``
+the ranking is also fused with a query made of the recent turns. No network unless a
+model given says so. How the budget is split and the context rendered is in
+:mod:`kit.memory.recall_plan`.
 
 The transcript lives in a :mod:`kit.store` when one is attached
 (:func:`kit.persistence.attach_store`: turns that leave the window are read back from
@@ -41,10 +44,10 @@ from kit.memory.budget import Allocation, Part
 from kit.memory.compaction import Backoff, CallSlots, Compactor, check_timeout
 from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, RecallPlan, decide,
                                     render_context, render_messages)
+from kit.memory.recall_search import RecallSearch
 from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
-from kit.ranking import rrf
 from kit.tokens import Measure, cl100k_tokens, measured
 from kit.validation import check_budget, check_int
 
@@ -74,8 +77,16 @@ class RecallMemory(Memory):
     - ``fuse_recent``: also rank by the recent turns' text and fuse the two rankings
       with RRF (the question stays the main signal; a follow-up like "and the other
       one?" needs the recent context).
-    - ``index``: an empty :class:`~kit.memory.turn_index.TurnIndex` to use (to change
-      BM25's ``k1``/``b``, ``spread``, ``speaker_boost`` or ``feedback``).
+    - ``search``: an empty :class:`~kit.memory.recall_search.RecallSearch`: how older
+      turns are found (two-stage search, query split, a model's decomposition, a dense
+      retriever, neighbour expansion; default: ``RecallSearch()``, every rule-based
+      part on).
+    - ``index``: an empty :class:`~kit.memory.turn_index.TurnIndex` for the default
+      search (to change BM25's ``k1``/``b``, ``spread``, ``speaker_boost``,
+      ``feedback``, or what is indexed with a turn); not with ``search``.
+
+    A turn whose relative times resolve against its session date shows them at the end
+    of its line ("Caroline: I went yesterday. (yesterday = 7 May 2023)"), counted.
 
     Raises TypeError/ValueError naming a bad argument. ``add`` takes ``speaker=`` and
     ``when=``; ``context(query)``, ``messages(query)``, ``allocation(query)``,
@@ -90,7 +101,8 @@ class RecallMemory(Memory):
                  reserve: int = 0, summariser: PromptModel | None = None,
                  prompt: str = SUMMARY_PROMPT, fallback: PromptModel | None = None,
                  summary_cap: int | None = None, timeout: float | None = None,
-                 fuse_recent: bool = False, index: TurnIndex | None = None) -> None:
+                 fuse_recent: bool = False, index: TurnIndex | None = None,
+                 search: RecallSearch | None = None) -> None:
         self.budget = check_budget(budget)
         self.keep_recent = check_int("keep_recent", keep_recent, 0)
         self.recent = budget // 10 if recent is None else check_int("recent", recent, 0)
@@ -108,15 +120,17 @@ class RecallMemory(Memory):
             raise ValueError(f"summary_cap must be < budget ({budget}), got {summary_cap}")
         if not isinstance(fuse_recent, bool):
             raise TypeError(f"fuse_recent must be True or False, got {fuse_recent!r:.60}")
-        if index is not None and (not isinstance(index, TurnIndex) or len(index)):
-            raise ValueError(f"index must be an empty TurnIndex, got {index!r:.60}")
+        if search is not None and (not isinstance(search, RecallSearch) or len(search)
+                                   or index is not None):
+            raise ValueError(f"search must be an empty RecallSearch, and index not given "
+                             f"with it; got search={search!r:.60}, index={index!r:.40}")
+        self.search = search if search is not None else RecallSearch(index)   # checks index
         self.timeout, self.slots = check_timeout(timeout), CallSlots()
         self.backoff = Backoff(64)         # skip a failing summariser, as RobustSummaryMemory
         self.summariser, self.fallback, self.prompt = summariser, fallback, prompt
         self.summary_cap = summary_cap if summary_cap is not None or summariser is None \
             else max(1, budget // 4)
         self.fuse_recent = fuse_recent
-        self.index = index if index is not None else TurnIndex()
         self.summary, self.summary_tokens, self.compactions = "", 0, 0
         self.archive: dict[int, Message] = {}     # turns out of the window, without a store
         self._sizes: dict[str, int] = {}          # label / date line / title -> size
@@ -142,9 +156,28 @@ class RecallMemory(Memory):
             size = self._sizes[text] = measured(self.measure, text)
         return size
 
+    @property
+    def index(self) -> TurnIndex:
+        """The BM25 index of the turns (the search's)."""
+        return self.search.index
+
+    @property
+    def model_calls(self) -> int:
+        """Calls of the search's decomposition model (the summariser is counted apart)."""
+        return self.search.model_calls
+
+    def line(self, message: Message) -> str:
+        """The message's context line: ``"Caroline: text"``, then its resolved relative
+        times if any (``" (yesterday = 7 May 2023)"``)."""
+        note = self.search.note(message.number)
+        return f"{message.line()} {note}" if note else message.line()
+
     def line_tokens(self, message: Message) -> int:
-        """Size of the message's context line: its text plus its ``"Caroline:"`` label."""
-        return message.tokens + self._size_of(f"{message.label}:")
+        """Size of the message's context line: its text, its ``"Caroline:"`` label and
+        its note of resolved times (each piece measured once)."""
+        note = self.search.note(message.number)
+        return message.tokens + self._size_of(f"{message.label}:") + (
+            self._size_of(f" {note}") if note else 0)
 
     @property
     def window_tokens(self) -> int:
@@ -161,7 +194,7 @@ class RecallMemory(Memory):
     # -- add: index the turn, slide the window -----------------------------------------
     def _after_append(self) -> dict:
         message = self.turns[-1]
-        self.index.add(message.number, message.content, message.speaker)
+        self.search.add(message)
         self._plan_cache = None
         count, size, limit = 0, self.window_tokens, len(self.turns) - self.keep_recent
         if self.keep_recent:                 # the live question stays with its replies
@@ -244,11 +277,11 @@ class RecallMemory(Memory):
     def restoring(self, store, session_id: str):
         """Called by :func:`kit.persistence.restore` before it commits: index the stored
         transcript (may raise; nothing changes); returns the commit step."""
-        index = self.index.like()
-        index.extend((m.number, m.content, m.speaker) for m in store.turns(session_id))
+        search = self.search.like()
+        search.extend(store.turns(session_id))
 
         def finish() -> None:
-            self.index, self.archive, self._plan_cache = index, {}, None
+            self.search, self.archive, self._plan_cache = search, {}, None
         return finish
 
     # -- the context -------------------------------------------------------------------
@@ -259,11 +292,8 @@ class RecallMemory(Memory):
     def _ranked(self, query: str) -> list[int]:
         """Numbers of the turns older than the window, best match first."""
         below = self.turns[0].number if self.turns else self.added + 1
-        ranked = [n for n, _ in self.index.search(query, below)] if query.strip() else []
-        if self.fuse_recent and self.turns:
-            recent = " ".join(m.content for m in self.turns)
-            ranked = [n for n, _ in rrf([ranked, [n for n, _ in self.index.search(recent, below)]])]
-        return ranked
+        recent = " ".join(m.content for m in self.turns) if self.fuse_recent else ""
+        return self.search.rank(query, below, recent)
 
     def plan(self, query: str | None = None) -> RecallPlan:
         """Decide the context for ``query`` (None: the newest user message, not counted
@@ -326,12 +356,12 @@ class RecallMemory(Memory):
         :data:`RECALLED_TITLE`), recent turns (:data:`RECENT_TITLE`), separated by blank
         lines; turns as ``"Caroline: ..."`` lines under ``[date]`` lines. The question
         itself is not included: send it after."""
-        return render_context(self.plan(query), self.system, self._summary_block())
+        return render_context(self.plan(query), self.system, self._summary_block(), self.line)
 
     def messages(self, query: str | None = None) -> list[dict[str, str]]:
         """The context as chat messages: the system prompt, the summary and the recalled
         turns (with their dates) as system messages, then the recent turns."""
-        return render_messages(self.plan(query), self.system, self._summary_block())
+        return render_messages(self.plan(query), self.system, self._summary_block(), self.line)
 
     def __repr__(self) -> str:
         return (f"RecallMemory(budget={self.budget} {self.unit}, window={len(self.turns)} turns, "

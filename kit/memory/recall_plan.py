@@ -5,22 +5,24 @@ summary), the recent window and the recalled candidates, best match first, go th
 the budget allocator (:mod:`kit.memory.budget`) and come back as a :class:`RecallPlan`.
 :func:`render_context` and :func:`render_messages` turn a plan into text or chat
 messages, with the recalled and the recent turns in time order under their session's
-date (``[1:56 pm on 8 May, 2023]``).
+date (``[8 May, 2023]``, :func:`date_line`).
 
-Every size is in the memory's unit (tokens by default): a turn costs its line (text
-plus ``"Caroline:"`` label), a date line costs once per run of turns of the same
-session, and a block's title once if any of its turns goes in.
+Every size is in the memory's unit (tokens by default): a turn costs its line (text,
+``"Caroline:"`` label and its note of resolved times), a date line costs once per run
+of turns of the same session, and a block's title once if any of its turns goes in.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message
 
 __all__ = ["RecallPlan", "RECALLED_TITLE", "RECENT_TITLE", "turn_part", "decide", "dated",
-           "render_context", "render_messages"]
+           "date_line", "render_context", "render_messages"]
 
 RECALLED_TITLE = "Earlier turns recalled from the transcript:"
 RECENT_TITLE = "Recent turns:"
@@ -54,7 +56,7 @@ def turn_part(name: str, messages: Sequence[Message], title: str,
     return Part(name, tuple(line_cost(m) for m in messages),
                 overhead=text_cost(title) if title else 0,
                 groups=tuple(m.when for m in messages),
-                group_costs={d: text_cost(f"[{d}]") if d else 0 for d in dates}, **options)
+                group_costs={d: text_cost(date_line(d)) if d else 0 for d in dates}, **options)
 
 
 def decide(budget: int, unit: str, fixed: list[Part], newest_first: Sequence[Message],
@@ -81,37 +83,53 @@ def decide(budget: int, unit: str, fixed: list[Part], newest_first: Sequence[Mes
                       bool(allocation.given("summary")), query)
 
 
-def dated(messages: Sequence[Message]) -> str:
-    """The messages as lines, each run of one session under its ``[date]`` line."""
+_CLOCK = re.compile(r"\d{1,2}:\d{2}\s*[ap]\.?m\.?\s+on\s+", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def date_line(when: str) -> str:
+    """The line over a run of one session's turns: ``when`` without its clock time,
+    ``"1:56 pm on 8 May, 2023"`` -> ``[8 May, 2023]`` (no question asks for the minute,
+    and it costs tokens on every run); a date written otherwise is shown as it is."""
+    found = _CLOCK.match(when)
+    return f"[{when[found.end():]}]" if found and found.end() < len(when) else f"[{when}]"
+
+
+def dated(messages: Sequence[Message], line: Callable[[Message], str] = Message.line) -> str:
+    """The messages as lines (``line(message)``), each run of one session under its
+    ``[date]`` line."""
     lines, last = [], None
     for m in messages:
         if m.when and m.when != last:
-            lines.append(f"[{m.when}]")
+            lines.append(date_line(m.when))
         last = m.when
-        lines.append(m.line())
+        lines.append(line(m))
     return "\n".join(lines)
 
 
-def render_context(plan: RecallPlan, system: Message | None, summary_block: str) -> str:
+def render_context(plan: RecallPlan, system: Message | None, summary_block: str,
+                   line: Callable[[Message], str] = Message.line) -> str:
     """System prompt, summary block (if the plan has it), recalled turns (titled
-    :data:`RECALLED_TITLE`), recent turns (:data:`RECENT_TITLE`), separated by blank lines."""
+    :data:`RECALLED_TITLE`), recent turns (:data:`RECENT_TITLE`), separated by blank
+    lines; each turn as ``line(message)``."""
     blocks = [system.line()] if system else []
     if plan.summary:
         blocks.append(summary_block)
     if plan.recalled:
-        blocks.append(f"{RECALLED_TITLE}\n{dated(plan.recalled)}")
+        blocks.append(f"{RECALLED_TITLE}\n{dated(plan.recalled, line)}")
     if plan.recent:
-        blocks.append(f"{RECENT_TITLE}\n{dated(plan.recent)}")
+        blocks.append(f"{RECENT_TITLE}\n{dated(plan.recent, line)}")
     return "\n\n".join(blocks)
 
 
-def render_messages(plan: RecallPlan, system: Message | None,
-                    summary_block: str) -> list[dict[str, str]]:
+def render_messages(plan: RecallPlan, system: Message | None, summary_block: str,
+                    line: Callable[[Message], str] = Message.line) -> list[dict[str, str]]:
     """Chat messages: the system prompt, the summary and the recalled turns (with their
-    dates) as system messages, then the recent turns as they were said."""
+    dates, each as ``line(message)``) as system messages, then the recent turns as they
+    were said."""
     head = [system.chat()] if system else []
     if plan.summary:
         head.append({"role": "system", "content": summary_block})
     if plan.recalled:
-        head.append({"role": "system", "content": f"{RECALLED_TITLE}\n{dated(plan.recalled)}"})
+        head.append({"role": "system", "content": f"{RECALLED_TITLE}\n{dated(plan.recalled, line)}"})
     return head + [m.chat() for m in plan.recent]

@@ -1,4 +1,4 @@
-"""Ranking helpers shared by memory and RAG, below both: reciprocal rank fusion.
+"""Reciprocal rank fusion, shared by memory and RAG.
 
 :func:`rrf` fuses several rankings of the same kind of item (turn numbers, chunk ids)
 into one: every item scores ``sum(1 / (k_rrf + rank))`` over the rankings it appears
@@ -21,22 +21,30 @@ def check_k_rrf(k_rrf: object) -> float:
     return k_rrf
 
 
-def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60
-        ) -> list[tuple[Hashable, float]]:
+def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60,
+        weights: Sequence[float] | None = None) -> list[tuple[Hashable, float]]:
     """Reciprocal rank fusion of ``rankings`` (each a sequence of keys, best first; rank
-    1 = first): ``[(key, score), ...]`` best first.
+    1 = first): ``[(key, score), ...]`` best first. ``weights``: one number >= 0 per
+    ranking, multiplying its terms (default all 1: plain RRF).
 
     Sums use ``math.fsum``, so equal rank sets give exactly equal scores; ties are broken
     by the key's best rank, then by the first ranking holding that rank (the order a
     round-robin merge would meet them). Raises ValueError for a ``k_rrf`` that is not a
-    finite number >= 0.
+    finite number >= 0, or for weights that are not one finite number >= 0 per ranking.
     """
     check_k_rrf(k_rrf)
+    if weights is None:
+        weights = [1.0] * len(rankings)
+    elif len(weights) != len(rankings) or any(
+            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
+            or w < 0 for w in weights):
+        raise ValueError(f"weights must be one finite number >= 0 per ranking "
+                         f"({len(rankings)}), got {list(weights)!r:.80}")
     terms: dict[Hashable, list[float]] = {}
     first: dict[Hashable, tuple[int, int]] = {}   # key -> (best rank, ranking index)
     for r, ranking in enumerate(rankings):
         for rank, key in enumerate(ranking, start=1):
-            terms.setdefault(key, []).append(1 / (k_rrf + rank))
+            terms.setdefault(key, []).append(weights[r] / (k_rrf + rank))
             first[key] = min(first.get(key, (rank, r)), (rank, r))
     scores = {key: math.fsum(t) for key, t in terms.items()}
     return [(key, scores[key]) for key in sorted(scores, key=lambda k: (-scores[k], first[k]))]
