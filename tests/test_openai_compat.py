@@ -12,11 +12,12 @@ import subprocess
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from loopback import serving, without_proxies  # tests/loopback.py
 from kit.openai_compat import (MalformedResponseError, ModelAPIError, ModelConfigError,
                                OpenAICompatibleModel, configured)
 from kit.rag.documents import Chunk
@@ -73,21 +74,14 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def httpd():
     """One server for the module, on an ephemeral port of 127.0.0.1."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serving(Handler) as httpd:
+        yield httpd
 
 
 @pytest.fixture
 def server(httpd, monkeypatch):
     """The server with fresh state: no recorded requests, default replies, key KEY."""
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    without_proxies(monkeypatch)
     httpd.requests, httpd.reply, httpd.key, httpd.hold = [], None, KEY, None
     yield httpd
     if httpd.hold is not None:
@@ -397,14 +391,9 @@ class Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def elsewhere():
     """A recording server on another port of 127.0.0.1: another origin."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    httpd.requests, httpd.origin = [], f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serving(Recorder) as httpd:
+        httpd.requests, httpd.origin = [], f"http://127.0.0.1:{httpd.server_address[1]}"
+        yield httpd
 
 
 def redirect(status, location):

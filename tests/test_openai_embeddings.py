@@ -2,11 +2,11 @@
 embeddings server on 127.0.0.1 (http.server in a thread, ephemeral port)."""
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from loopback import serving, without_proxies  # tests/loopback.py
 from kit.openai_compat import (MalformedResponseError, ModelAPIError, ModelConfigError,
                                OpenAICompatibleEmbedder, OpenAICompatibleModel)
 from kit.ranking.dense import DenseIndex
@@ -62,20 +62,14 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def httpd():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    """One server for the module, on an ephemeral port of 127.0.0.1."""
+    with serving(Handler) as httpd:
+        yield httpd
 
 
 @pytest.fixture
 def server(httpd, monkeypatch):
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    without_proxies(monkeypatch)
     httpd.requests, httpd.reply = [], None
     return httpd
 
