@@ -48,6 +48,7 @@ import time
 
 from kit.ablation import ablation_table, cross_validate, cv_table, run_ablation
 from kit.locomo import data_dir, load_locomo_dir
+from kit.memory import CompactionError
 from kit.memory_eval import CachedMeasure
 from kit.policy_bench import (BUDGETS, STRATEGIES, TARGET_BUDGET, TARGET_STRATEGY,
                               pick_strategies, policy_table, run_policy_benchmark,
@@ -98,8 +99,34 @@ def load_object(spec: str, what: str):
     return found
 
 
+class Watched:
+    """A model given on the command line, its calls and failures counted (a failing
+    model never stops recall: the search goes on without it, so the benchmark says how
+    often that happened)."""
+
+    def __init__(self, model, flag: str) -> None:
+        self.model, self.flag, self.calls, self.failed = model, flag, 0, 0
+
+    def __call__(self, arg):
+        self.calls += 1
+        try:
+            reply = self.model(arg)
+        except Exception:
+            self.failed += 1
+            raise
+        if self.flag == "--llm" and (not isinstance(reply, str) or not reply.strip()):
+            self.failed += 1                  # the search falls back on its own split
+        return reply
+
+    def report(self) -> str:
+        what = ("the rule-based split was used instead" if self.flag == "--llm"
+                else "recall went on with BM25 alone")
+        return (f"{self.flag}: {self.calls:,} calls, {self.failed:,} failed"
+                + (f" ({what})" if self.failed else ""))
+
+
 def search_options(args: argparse.Namespace) -> dict:
-    """RecallSearch keywords from ``--embedder`` and ``--llm``."""
+    """RecallSearch keywords from ``--embedder`` and ``--llm``, each model watched."""
     options = {}
     if args.embedder == "hashing":
         from kit.ranking.dense import HashingEmbedder
@@ -114,6 +141,9 @@ def search_options(args: argparse.Namespace) -> dict:
         options["decompose"] = OpenAICompatibleModel()
     elif args.llm is not None:
         options["decompose"] = load_object(args.llm, "llm")
+    for key, flag in (("embedder", "--embedder"), ("decompose", "--llm")):
+        if key in options:
+            options[key] = Watched(options[key], flag)
     return options
 
 
@@ -144,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results = run_policy_benchmark(conversations, budgets, strategies, measure=measure,
                                        search=options)
-    except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     total = time.perf_counter() - start
 
@@ -167,17 +197,24 @@ def main(argv: list[str] | None = None) -> int:
           f"in all: {measure.calls:,} (each distinct text measured once: {len(measure.cache):,} "
           f"texts cached)")
     names = ", ".join(c.name for c in conversations)
-    if args.ablation:
-        print()
-        print(ablation_table(run_ablation(conversations, budgets, options=options,
-                                          measure=measure), options,
-                             f"Recall memory, one part switched at a time (pooled over {names}; "
-                             f"gain = with - without, points, 95% paired-bootstrap CI)"))
-    if args.cv:
-        print()
-        print(cv_table(cross_validate(conversations, budgets, measure=measure),
-                       "Which search parts are on, chosen on the other conversations and "
-                       "scored on the one left out"))
+    try:
+        if args.ablation:
+            print()
+            print(ablation_table(run_ablation(conversations, budgets, options=options,
+                                              measure=measure), options,
+                                 f"Recall memory, one part switched at a time (pooled over "
+                                 f"{names}; gain = with - without, points, 95% "
+                                 f"paired-bootstrap CI)"))
+        if args.cv:
+            print()
+            print(cv_table(cross_validate(conversations, budgets, measure=measure),
+                           "Which search parts are on, chosen on the other conversations and "
+                           "scored on the one left out"))
+    except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    for model in options.values():
+        print(model.report())
     return 0
 
 

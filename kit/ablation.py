@@ -24,6 +24,8 @@ the two-stage search; one neighbour, the adjacency pair.
 """
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -110,7 +112,7 @@ def run_ablation(conversations: Iterable[LongConversation], budgets: Sequence[in
     nothing runs before the arguments are checked."""
     conversations, budgets = list(conversations), [check_budget(b) for b in budgets]
     options, known = dict(options or {}), variants(options)
-    picked = list(known) if parts is None else list(parts)
+    picked = list(known) if parts is None else [parts] if isinstance(parts, str) else list(parts)
     unknown = [p for p in picked if p not in known]
     if unknown:
         raise ValueError(f"unknown part(s) {unknown}; choose from {', '.join(known)}")
@@ -139,6 +141,9 @@ def gain(full: Sequence[EvalRun], without: Sequence[EvalRun], categories: Sequen
     ``without`` runs' (the same conversations, in the same order), in points, with the
     paired bootstrap's 95 % interval; NaNs and 0 when no question has evidence. Raises
     ValueError when the runs do not hold the same questions."""
+    if isinstance(categories, (str, int)) or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in categories):
+        raise TypeError(f"categories must be a sequence of ints (1-5), got {categories!r:.60}")
     a, b = _outcomes(full, categories), _outcomes(without, categories)
     if len(a) != len(b) or [r.conversation for r in full] != [r.conversation for r in without]:
         raise ValueError("the runs compared must hold the same conversations and questions")
@@ -233,6 +238,10 @@ def leave_one_out(scores: Mapping[str, Sequence[float]]) -> list[tuple[str, floa
         raise ValueError(f"scores must give every setting one score per conversation, at "
                          f"least 2 and the same number each; got "
                          f"{ {k: len(v) for k, v in scores.items()} }")
+    bad = [(k, v) for k, values in scores.items() for v in values
+           if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v)]
+    if bad:
+        raise ValueError(f"scores must be finite numbers; {bad[0][0]!r} has {bad[0][1]!r}")
     settings = list(scores)
     n = len(scores[settings[0]])
     folds = []
@@ -258,8 +267,14 @@ def cross_validate(conversations: Sequence[LongConversation],
         raise ValueError(f"cross-validation needs at least 2 conversations, got "
                          f"{len(conversations)}")
     budgets = [check_budget(b) for b in budgets]
-    cache = measure if measure is not None else CachedMeasure()
+    for setting in [*grid, stated]:
+        if not isinstance(setting, Mapping) or set(setting) != {"split", "neighbours", "sessions"}:
+            raise ValueError(f"each setting must give exactly split, neighbours and sessions, "
+                             f"got {setting!r:.80}")
     labels = [_config_label(g) for g in grid]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"the grid holds a setting twice: {labels}")
+    cache = measure if measure is not None else CachedMeasure()
     folds = []
     for budget in budgets:
         scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {}, g), label,

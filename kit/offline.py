@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.metadata
 import os
 import tempfile
 import threading
 from pathlib import Path
-from unittest import mock
 
 __all__ = ["OfflineEncodingError", "cache_dir", "seed_cache", "SHIPPED_FILES"]
 
@@ -53,6 +51,8 @@ class _Captured(Exception):
 
 def _url_and_hash(encoding_name: str) -> tuple[str, str | None]:
     """Ask tiktoken's own constructor which URL and sha256 it would load."""
+    from unittest import mock                    # imported here: only a first load needs it
+
     import tiktoken_ext.openai_public as public
 
     def capture(blobpath: str, expected_hash: str | None = None, **_: object) -> None:
@@ -90,6 +90,7 @@ def cache_dir() -> str:
 
 
 def _shipped_bytes(encoding_name: str) -> bytes | None:
+    import importlib.metadata                    # imported here: only a first load needs it
     for dist, inner in SHIPPED_FILES.get(encoding_name, []):
         try:
             path = Path(str(importlib.metadata.distribution(dist).locate_file(inner)))

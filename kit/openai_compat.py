@@ -715,11 +715,20 @@ def _embeddings(text: str, count: int) -> list[list[float]]:
     return vectors
 
 
+def _finite(x: int | float) -> bool:
+    """Whether ``x`` is a finite float, or an int a float can hold (a 400-digit integer
+    in a reply is no vector component)."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
 def _vector(embedding: object, i: int) -> list[float]:
     """``data[i].embedding`` as a list of floats; ValueError unless it is a non-empty
     list of finite numbers."""
     if not isinstance(embedding, list) or not embedding or not all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            isinstance(x, (int, float)) and not isinstance(x, bool) and _finite(x)
             for x in embedding):
         raise ValueError(f"missing field 'data[{i}].embedding' (a non-empty list of finite "
                          f"numbers, got {embedding!r:.40})")

@@ -108,3 +108,17 @@ def test_cross_validation_picks_on_the_others_and_scores_on_the_one_left_out(con
     assert len(GRID) == 8 and GRID[0] == STATED
     with pytest.raises(ValueError, match="needs at least 2 conversations, got 1"):
         cross_validate(conversations[:1])
+
+
+def test_bad_settings_and_scores_are_refused_before_anything_runs(conversations):
+    from kit.ablation import leave_one_out
+    with pytest.raises(ValueError, match="the grid holds a setting twice"):
+        cross_validate(conversations, [BUDGET], [STATED, dict(STATED)])
+    with pytest.raises(ValueError, match="exactly split, neighbours and sessions"):
+        cross_validate(conversations, [BUDGET], [{"split": True}])
+    with pytest.raises(ValueError, match=r"scores must be finite numbers; 'a' has nan"):
+        leave_one_out({"a": [float("nan"), 0.5], "b": [0.5, 0.5]})
+    with pytest.raises(TypeError, match="categories must be a sequence of ints"):
+        gain([], [], 1)
+    runs = run_ablation(conversations[:1], [BUDGET], "query split")   # one name, not letters
+    assert [r.variant for r in runs] == [FULL, "query split"]

@@ -181,6 +181,27 @@ def test_memory_policy_benchmark_prints_the_ablation_with_a_given_embedder_and_m
     assert "dense, hashing stand-in" not in {row[0] for row in rows}
 
 
+def test_memory_policy_benchmark_says_how_often_a_given_model_failed(tmp_path):
+    import os
+
+    (tmp_path / "down.py").write_text("def llm(prompt):\n    raise RuntimeError('down')\n"
+                                      "def embed(texts):\n    raise ConnectionError('down')\n")
+    done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", "--sessions", "3",
+                           "--turns-per-session", "8", "--budgets", "500", "--strategies",
+                           "recall", "--llm", "down:llm", "--embedder", "down:embed"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.rstrip("\n").split("\n")
+    embed, llm = lines[-2:]
+    calls = re.fullmatch(r"--embedder: (\d+) calls, (\d+) failed \(recall went on with BM25 "
+                         r"alone\)", embed)
+    assert calls and calls[1] == calls[2] and int(calls[1]) > 0
+    calls = re.fullmatch(r"--llm: (\d+) calls, (\d+) failed \(the rule-based split was used "
+                         r"instead\)", llm)
+    assert calls and calls[1] == calls[2] and int(calls[1]) > 0
+
+
 def test_memory_policy_benchmark_refuses_a_bad_model_spec_and_cv_on_one_conversation():
     for args, message in ((["--embedder", "nope"], "--embedder must be hashing, openai or "
                                                    "module:name, got 'nope'"),

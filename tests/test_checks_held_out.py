@@ -43,8 +43,34 @@ def by_sorting(scores):
     return out
 
 
-@pytest.mark.parametrize("answer", [by_loops, by_sorting, kit_leave_one_out],
-                         ids=["loops", "sorting", "kit"])
+def with_fractions(scores):
+    """Right, with exact fractions for scores."""
+    from fractions import Fraction
+    return [(s, Fraction(v)) for s, v in kit_leave_one_out(scores)]
+
+
+def alphabetical_ties(scores):
+    """Wrong: a tie goes to the setting first in alphabetical order."""
+    return kit_leave_one_out(dict(sorted(scores.items())))
+
+
+def only_shorter_lists_refused(scores):
+    """Wrong: a score list longer than the first one is not refused."""
+    first = len(next(iter(scores.values())))
+    if first < 2 or any(len(v) < first for v in scores.values()):
+        raise ValueError("lengths")
+    return kit_leave_one_out({k: v[:first] for k, v in scores.items()})
+
+
+@pytest.mark.parametrize("wrong, hint", [(alphabetical_ties, "keep the setting listed first"),
+                                         (only_shorter_lists_refused, "differ in length")],
+                         ids=["alphabetical-ties", "only-shorter-lists-refused"])
+def test_wrong_answers_the_registry_does_not_list_are_rejected_too(wrong, hint, rejects):
+    rejects(check_leave_one_out, wrong, hint)
+
+
+@pytest.mark.parametrize("answer", [by_loops, by_sorting, kit_leave_one_out, with_fractions],
+                         ids=["loops", "sorting", "kit", "fractions"])
 def test_correct_answers_pass(answer, passes):
     passes(check_leave_one_out, answer, "leave_one_out")
 

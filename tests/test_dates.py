@@ -303,3 +303,13 @@ def test_annotate_refuses_what_is_not_a_time_ref():
 def test_a_time_ref_checks_its_fields(args, error, message):
     with pytest.raises(error, match=message):
         TimeRef(*args)
+
+
+def test_a_decimal_amount_and_weekday_words_that_are_english_words_resolve_to_nothing():
+    from kit.ranking.dates import resolve_times
+    anchor = date(2023, 5, 8)
+    for text in ("We moved 1.5 years ago.", "It took 2.5 weeks ago, roughly", "this sun is brutal",
+                 "Last sat was fun", "the last sun rays", "next wed"):
+        assert resolve_times(text, anchor) == [], text
+    assert [r.label() for r in resolve_times("5 years ago; last Tues", anchor)] == [
+        "2018", "2 May 2023"]

@@ -202,6 +202,22 @@ CASES = {
         make = lambda n: unit * (n // len(unit))
         call = lambda text: resolve_times(text, date(2023, 5, 25))
     """,
+    "recall search: a question with a long run of spaces, split into its parts": """
+        from kit.memory import split_query
+        from kit.ranking.bm25 import recall_tokenize
+        make = lambda n: "Where did Ann" + " " * n + "and Bob, hike?"
+        call = lambda text: split_query(text, recall_tokenize, {"Ann", "Bob"})
+    """,
+    "recall search: a model's reply of many bullet lines": """
+        from kit.memory.recall_search import parse_parts
+        make = lambda n: "Here:\\n" + "**1.** " * (n // 7)
+        call = parse_parts
+    """,
+    "recall plan: a session date with a long run of spaces": """
+        from kit.memory.recall_plan import date_line
+        make = lambda n: "1:56 pm" + " " * n + "on 8 May, 2023"
+        call = date_line.__wrapped__
+    """,
 }
 
 

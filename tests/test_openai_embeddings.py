@@ -156,6 +156,16 @@ def test_malformed_replies_name_what_is_wrong(server, make, field):
     assert error.value.status == 200 and error.value.body == make(["a", "bb", "ccc"]).decode()
 
 
+def test_an_integer_too_large_for_a_float_is_malformed(server):
+    huge = "1" + "0" * 400
+    body = ('{"data": [' + ", ".join(f'{{"index": {i}, "embedding": [{huge}]}}'
+                                     for i in range(3)) + "]}").encode()
+    server.reply = lambda texts: (200, body)
+    with pytest.raises(MalformedResponseError, match=re.escape(
+            "missing field 'data[0].embedding' (a non-empty list of finite numbers")):
+        embedder_for(server)(["a", "bb", "ccc"])
+
+
 def test_batches_of_different_lengths_are_malformed(server):
     def growing(texts):
         body = reply_for(texts)

@@ -76,6 +76,15 @@ def test_the_bm25_index_scores_as_the_formula_one_document_at_a_time():
     assert len(index) == 60
 
 
+def test_a_key_repeated_in_one_ranking_counts_once_and_huge_vectors_are_kept():
+    assert rrf([[1, 1, 2]]) == rrf([[1, 2]])
+    from kit.ranking.dense import DenseIndex
+    index = DenseIndex(lambda texts: [[1e308, 1e308] if t == "big" else [1.0, 0.0]
+                                      for t in texts])
+    index.extend([(1, "big"), (2, "small")])
+    assert [k for k, _ in index.search("big")] == [1, 2]     # [1e308, 1e308] is no zero vector
+
+
 def test_weighted_rrf_multiplies_each_rankings_terms():
     assert rrf([[1, 2], [2, 1]], weights=[1, 0]) == [(1, 1 / 61 + 0 / 62), (2, 1 / 62)]
     assert [k for k, _ in rrf([["a", "b"], ["b", "c"]], weights=[0.5, 1])] == ["b", "c", "a"]
@@ -223,19 +232,48 @@ def test_a_dense_retriever_is_fused_with_bm25_through_its_interface():
     dense, plain = direct(embedder=embedder), direct()
     for search in (dense, plain):
         search.extend(turns)
-    assert calls[:3] == [["Ann: My photographs won a prize."], ["Bob: Congrats!"],
-                         ["Bob: The weather is grey."]]
+    assert calls == [["Ann: My photographs won a prize.", "Bob: Congrats!",   # one call
+                      "Bob: The weather is grey."]]
     assert plain.rank("Is Ann into photography?") == []        # no stem in common
     assert dense.rank("Is Ann into photography?")[0] == 1       # character trigrams meet
     assert dense.last["dense"][0] == 1
 
+
+
+def test_a_failing_embedder_never_stops_recall_and_catches_up_when_it_answers():
+    turns = [turn(1, "My photographs won a prize."), turn(2, "Congrats!", "Bob"),
+             turn(3, "The weather is grey.", "Bob"), turn(4, "Rain again.", "Bob"),
+             turn(5, "I sold a photograph.")]
+    answers = iter([None, "down", "down", None, None, None])   # None: answer; else fail
+
+    def flaky(texts):
+        if next(answers) == "down":
+            raise ConnectionError("embedding endpoint down")
+        return HashingEmbedder()(texts)
+    search = direct(embedder=flaky)
+    search.add(turns[0])
+    search.add(turns[1])                             # fails: BM25 has it, the embedder not
+    assert len(search) == 2 and len(search.dense) == 1
+    assert search.failures["embedder"] == 1 and search.last["embedder failed"] == ["ConnectionError"]
+    search.add(turns[2])                             # fails again: skipped for the next turn
+    assert len(search.dense) == 1 and search.failures["embedder"] == 2
+    ranking = search.rank("photography prize")       # skipped (backing off): BM25 alone
+    assert "dense" not in search.last and ranking == [1]
+    search.add(turns[3])                             # still skipped
+    assert len(search.dense) == 1 and search.failures["embedder"] == 2
+    search.add(turns[4])                             # answers: turns 2 to 5 in one call
+    assert len(search.dense) == 5 and search._unembedded == []
+    assert set(search.rank("photography")[:2]) == {1, 5} and "dense" in search.last
+
     def wrong(texts):
         return np.zeros((len(texts) + 1, 4))
     bad = direct(embedder=wrong)
-    with pytest.raises(ValueError, match="2 vectors for 1 text"):
-        bad.add(turns[0])
-    assert len(bad) == 0 and len(bad.index) == 0               # nothing half-added
-    bad.embedder = None
+    bad.add(turns[0])                                # a wrong shape is a failure too
+    assert (len(bad), len(bad.dense), bad.failures["embedder"]) == (1, 0, 1)
+    memory = RecallMemory(300, count_words, search=direct(embedder=lambda texts: 1 / 0))
+    for t in turns:
+        memory.add(t.role, t.content, speaker=t.speaker, when=t.when)
+    assert memory.context_numbers("prize") and memory.search.failures["embedder"] >= 1
 
 
 def test_a_memory_with_every_part_on_keeps_its_budget_and_counts_each_turn_once():
@@ -272,3 +310,58 @@ def test_every_context_as_sent_with_its_question_is_within_the_budget(budget):
             question = conversation.questions[result.index].question
             assert result.context_tokens + count_tokens(question) <= budget, (name, question)
         assert max(r.context_tokens for r in run.results) > 0.9 * budget - 100   # it is used
+
+
+def test_undated_turns_between_dated_ones_and_separators_stay_within_the_budget():
+    from kit.tokens import count_characters, count_tokens
+    memory = RecallMemory(120, keep_recent=1, recent=10)           # cl100k tokens
+    for i in range(12):
+        memory.add("user", f"I saw bird {i} at the lake.", speaker="Ann", when=MAY)
+        memory.add("assistant", f"Nice bird {i}!")                  # no speaker, no date
+    question = "Which birds did Ann see at the lake?"
+    context = memory.context(question)
+    for block in context.split("\n\n"):                           # one day, one line
+        assert block.count("[8 May, 2023]") == 1, block
+    assert count_tokens(context) + count_tokens(question) <= 120
+    for measure, budget in ((count_characters, 200), (count_tokens, 100)):
+        memory = RecallMemory(budget, measure, keep_recent=1, recent=budget // 4)
+        for i in range(20):                                        # lines end in a letter
+            memory.add("user", f"we went hiking near the lake {i} lol", speaker="Ann")
+        question = "where did we go hiking"
+        assert measure(memory.context(question)) + measure(question) <= budget, measure
+    two = RecallMemory(300)                                        # two sessions, one day
+    two.add("user", "Morning run done.", speaker="Ann", when="7:00 am on 8 May, 2023")
+    two.add("user", "Evening run done.", speaker="Ann", when="7:00 pm on 8 May, 2023")
+    assert two.context().count("[8 May, 2023]") == 1
+
+
+def test_bad_arguments_are_refused_with_their_names():
+    search = RecallSearch()
+    for call, message in ((lambda: search.rank(None), "query must be a str"),
+                          (lambda: search.rank("x", recent=None), "recent must be a str"),
+                          (lambda: search.rank("x", below="3"), "below must be an int"),
+                          (lambda: search.rank("x", below=3.5), "below must be an int"),
+                          (lambda: TurnIndex().add(2, "hi", "a", 5), "when must be a str"),
+                          (lambda: TurnIndex().add(1, None), "text must be a str"),
+                          (lambda: TurnIndex(k1=float("inf")), "k1 must be a finite number"),
+                          (lambda: TurnIndex(speaker_boost=10 ** 400), "speaker_boost must be")):
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()
+    shared = RecallSearch()
+    RecallMemory(300, search=shared)
+    with pytest.raises(ValueError, match="search already belongs to another memory"):
+        RecallMemory(600, search=shared)
+    index = TurnIndex()
+    RecallSearch(index)
+    with pytest.raises(ValueError, match="of no other search"):
+        RecallSearch(index)
+
+
+def test_model_replies_are_read_for_their_questions_only():
+    assert parse_parts("Here are the sub-questions:\n**1.** Where did Ann camp?\n"
+                       "* 2) What did she paint?") == ["Where did Ann camp?",
+                                                        "What did she paint?"]
+    calls = []
+    search = RecallSearch(decompose=lambda p: calls.append(p) or 42)
+    assert search.parts("What pets and hobbies?") == ["What pets", "hobbies?"]
+    assert search.failures["decompose"] == 1 and search.last["decompose failed"] == ["TypeError"]

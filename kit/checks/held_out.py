@@ -21,6 +21,7 @@ and the likely mistake.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from collections.abc import Callable
 
@@ -41,6 +42,9 @@ _CASES = [
       "c": [0.5, 0.5, 0.125, 0.875]},
      "four conversations, a different setting wins each fold"),
     ({"only": [0.25, 0.75]}, "one setting: it is chosen every time"),
+    ({"split": [0.5, 0.75, 0.25], "direct only": [0.75, 0.5, 0.25]},
+     "a tie on the last fold between settings not listed in alphabetical order: the "
+     "first listed, 'split', stays"),
 ]
 
 
@@ -49,8 +53,8 @@ def _same(got: object, want: list[tuple[str, float]]) -> bool:
         return False
     for pair, (setting, score) in zip(got, want):
         if (not isinstance(pair, (list, tuple)) or len(pair) != 2 or pair[0] != setting
-                or isinstance(pair[1], bool) or not isinstance(pair[1], (int, float))
-                or not math.isclose(pair[1], score, abs_tol=1e-9)):
+                or isinstance(pair[1], bool) or not isinstance(pair[1], numbers.Real)
+                or not math.isclose(float(pair[1]), score, abs_tol=1e-9)):
             return False
     return True
 
@@ -98,6 +102,8 @@ def check_leave_one_out(leave_one_out: Callable) -> None:
                                  f"Hint: {_hint(got, scores)}.")
         cases += 1
     for bad, why in (({"a": [0.5, 0.625], "b": [0.75]}, "lists of different lengths"),
+                     ({"a": [0.5, 0.625], "b": [0.75, 0.5, 0.25]},
+                      "lists of different lengths (a longer one after the first)"),
                      ({"a": [0.5], "b": [0.75]}, "a single conversation: nothing to hold out")):
         label = f"leave_one_out({bad!r})"
         hint = ("raise ValueError when the settings' score lists differ in length"

@@ -30,7 +30,6 @@ process that dies mid-compaction loses no turn.
 """
 from __future__ import annotations
 
-import asyncio
 import threading
 
 from kit.memory.base import CompactionError, TraceEvent
@@ -229,4 +228,5 @@ class BackgroundSummaryMemory(RobustSummaryMemory):
         """``await`` form for asyncio code: start a compaction if one is due, then
         :meth:`flush` in a thread (:func:`asyncio.to_thread`), so the loop is not blocked."""
         self.compact_in_background()
+        import asyncio                       # imported here: the one call that needs it
         await asyncio.to_thread(self.flush)

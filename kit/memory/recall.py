@@ -124,7 +124,11 @@ class RecallMemory(Memory):
                                    or index is not None):
             raise ValueError(f"search must be an empty RecallSearch, and index not given "
                              f"with it; got search={search!r:.60}, index={index!r:.40}")
+        if search is not None and search.owned:
+            raise ValueError("search already belongs to another memory: give each memory "
+                             "its own RecallSearch (search.like() makes an empty copy)")
         self.search = search if search is not None else RecallSearch(index)   # checks index
+        self.search.owned = True
         self.timeout, self.slots = check_timeout(timeout), CallSlots()
         self.backoff = Backoff(64)         # skip a failing summariser, as RobustSummaryMemory
         self.summariser, self.fallback, self.prompt = summariser, fallback, prompt
@@ -173,10 +177,10 @@ class RecallMemory(Memory):
         return f"{message.line()} {note}" if note else message.line()
 
     def line_tokens(self, message: Message) -> int:
-        """Size of the message's context line: its text, its ``"Caroline:"`` label and
-        its note of resolved times (each piece measured once)."""
+        """Size of the message's context line: its text, its ``"Caroline: "`` label, its
+        note of resolved times and its line break (each piece measured once)."""
         note = self.search.note(message.number)
-        return message.tokens + self._size_of(f"{message.label}:") + (
+        return message.tokens + self._size_of(f"{message.label}: ") + self._size_of("\n") + (
             self._size_of(f" {note}") if note else 0)
 
     @property
@@ -281,6 +285,7 @@ class RecallMemory(Memory):
         search.extend(store.turns(session_id))
 
         def finish() -> None:
+            search.owned, self.search.owned = True, False
             self.search, self.archive, self._plan_cache = search, {}, None
         return finish
 
@@ -304,8 +309,8 @@ class RecallMemory(Memory):
         search = self.default_query() if query is None else query
         if not isinstance(search, str):
             raise TypeError(f"query must be a str or None, got {type(query).__name__}: {query!r:.60}")
-        parts = [Part("system", (self.system.tokens,), priority=5, minimum=1, why="never cut")
-                 ] if self.system else []
+        parts = [Part("system", (self._size_of(self.system.line()) + self._size_of("\n\n"),),
+                      priority=5, minimum=1, why="never cut")] if self.system else []
         if query is not None:
             parts.append(Part("question", (self._measure_query(query),), priority=5,
                               minimum=1, why="counted here, sent after the context"))
@@ -314,8 +319,8 @@ class RecallMemory(Memory):
                               why="kept free for the reply"))
         summary = self._summary_block()
         if summary:
-            parts.append(Part("summary", (self._block_size(summary),), priority=3,
-                              why="the running summary"))
+            parts.append(Part("summary", (self._block_size(summary) + self._size_of("\n\n"),),
+                              priority=3, why="the running summary"))
         order = {n: i for i, n in enumerate(self._ranked(search))}
         ranked = sorted(self.fetch(list(order)), key=lambda m: order[m.number])
         plan = decide(self.budget, self.unit, parts, list(reversed(self.turns)), ranked,

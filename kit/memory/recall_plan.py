@@ -7,9 +7,11 @@ the budget allocator (:mod:`kit.memory.budget`) and come back as a :class:`Recal
 messages, with the recalled and the recent turns in time order under their session's
 date (``[8 May, 2023]``, :func:`date_line`).
 
-Every size is in the memory's unit (tokens by default): a turn costs its line (text,
-``"Caroline:"`` label and its note of resolved times), a date line costs once per run
-of turns of the same session, and a block's title once if any of its turns goes in.
+Every size is in the memory's unit (tokens by default), separators included: a turn
+costs its line (text, ``"Caroline: "`` label, its note of resolved times, its line
+break), a date line costs once per day its turns come from, and a block's title (with
+the blank line after the block) once if any of its turns goes in. Each piece is measured
+apart, so the sum errs high by a little where a tokenizer merges pieces, never low.
 """
 from __future__ import annotations
 
@@ -50,13 +52,17 @@ def turn_part(name: str, messages: Sequence[Message], title: str,
               line_cost: Callable[[Message], int], text_cost: Callable[[str], int],
               **options) -> Part:
     """A :class:`~kit.memory.budget.Part` of turns: one item per message (its
-    ``line_cost``), the ``title`` as overhead, and one date line (``text_cost("[date]")``)
-    per session the given items come from. ``options`` go to ``Part``."""
-    dates = {m.when for m in messages}
+    ``line_cost``, its line break included), the ``title`` with its line break and the
+    blank line that ends the block as overhead, and one date line with its line break
+    per day the given items come from (:func:`date_line`: two sessions of one day share
+    a line). ``options`` go to ``Part``."""
+    days = tuple(date_line(m.when) if m.when else "" for m in messages)
+    breaks = text_cost("\n")
     return Part(name, tuple(line_cost(m) for m in messages),
-                overhead=text_cost(title) if title else 0,
-                groups=tuple(m.when for m in messages),
-                group_costs={d: text_cost(date_line(d)) if d else 0 for d in dates}, **options)
+                overhead=text_cost(title) + breaks + text_cost("\n\n") if title else 0,
+                groups=days,
+                group_costs={d: text_cost(d) + breaks if d else 0 for d in set(days)},
+                **options)
 
 
 def decide(budget: int, unit: str, fixed: list[Part], newest_first: Sequence[Message],
@@ -100,9 +106,10 @@ def dated(messages: Sequence[Message], line: Callable[[Message], str] = Message.
     ``[date]`` line."""
     lines, last = [], None
     for m in messages:
-        if m.when and m.when != last:
-            lines.append(date_line(m.when))
-        last = m.when
+        day = date_line(m.when) if m.when else None
+        if day is not None and day != last:        # an undated turn keeps the day open
+            lines.append(day)
+            last = day
         lines.append(line(m))
     return "\n".join(lines)
 

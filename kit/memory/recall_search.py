@@ -37,6 +37,8 @@ from collections.abc import Iterable, Sequence
 
 from kit.extractive import DEFAULT_CAP, extract_summary
 from kit.llm import PromptModel
+from kit.memory.compaction import Backoff
+from kit.memory.turn_index import TurnIndex
 from kit.messages import Message
 from kit.prompts import DECOMPOSE_PROMPT, QUESTION_HEADER
 from kit.ranking.bm25 import BM25Index
@@ -47,8 +49,10 @@ from kit.validation import check_int
 __all__ = ["RecallSearch", "split_query", "parse_parts", "MAX_PARTS"]
 
 MAX_PARTS = 4                       # sub-questions searched, at most
-_CLAUSE = re.compile(r"\s*(?:[,;]|\band\b|\bor\b|\bbut\b|\bas well as\b)\s*", re.IGNORECASE)
-_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d{1,3}[.)])?\s*")
+# No \s* around the separator: re.split would retry it at every space of a long run
+# (quadratic); the clauses are stripped after the split instead.
+_CLAUSE = re.compile(r"[,;]|\b(?:and|or|but|as\s+well\s+as)\b", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]\s*)?(?:\*{0,2}\d{1,3}[.)]\*{0,2})?")
 
 
 def split_query(question: str, tokenize, names: Iterable[str] = ()) -> list[str]:
@@ -60,7 +64,8 @@ def split_query(question: str, tokenize, names: Iterable[str] = ()) -> list[str]
     ``split_query("What did Melanie paint and where did she camp?", recall_tokenize)``
     gives ``["What did Melanie paint", "where did she camp?"]``.
     """
-    clauses = [c for c in _CLAUSE.split(question) if c and tokenize(c)]
+    clauses = [c.strip() for c in _CLAUSE.split(question)]
+    clauses = [c for c in clauses if c and tokenize(c)]
     if len(clauses) >= 2:
         return clauses[:MAX_PARTS]
     lowered = {n.lower() for n in names if n}
@@ -74,12 +79,13 @@ def split_query(question: str, tokenize, names: Iterable[str] = ()) -> list[str]
 
 
 def parse_parts(reply: str) -> list[str]:
-    """A model's sub-questions: its non-empty lines, bullets and numbering removed, at
-    most :data:`MAX_PARTS`. Linear in the reply's length."""
+    """A model's sub-questions: its non-empty lines, bullets and numbering removed
+    (``-``, ``*``, ``1.``, ``**1.**``), a preamble line ending in ":" left out, at most
+    :data:`MAX_PARTS`. Linear in the reply's length."""
     parts = []
     for line in reply.splitlines():
         text = _BULLET.sub("", line, count=1).strip()
-        if text and any(c.isalnum() for c in text):
+        if text and not text.endswith(":") and any(c.isalnum() for c in text):
             parts.append(text)
             if len(parts) == MAX_PARTS:
                 break
@@ -97,25 +103,27 @@ class RecallSearch:
     or None; ``k_rrf``: RRF's constant. Raises TypeError / ValueError naming a bad
     value.
 
-    The defaults are what held up out of sample: on the two shared LoCoMo
-    conversations, chosen on one and scored on the other (:mod:`kit.ablation`), the
-    query split gained and the two-stage search and neighbour expansion lost (they
-    spend the budget on turns near a hit, and a multi-hop question's evidence is spread
-    over sessions), so those two are off unless asked for.
+    The defaults, from the ablation and the cross-validation of :mod:`kit.ablation` on
+    the two shared LoCoMo conversations: the query split is on (it gained 0 to 1.7
+    points and most folds choose it); the two-stage search and neighbour expansion are
+    off unless asked for: they lost (they spend the budget on turns near a hit, while a
+    multi-hop question's evidence is spread over sessions).
 
     ``add(message)`` indexes a turn; ``rank(query, below)`` returns message numbers
-    best first; :attr:`last` holds the rankings of the last search (by part), for a
-    lesson's trace; ``model_calls`` counts calls of ``decompose``.
+    best first; :attr:`last` holds the rankings of the last search (by part) and the
+    models that failed in it, for a lesson's trace; ``model_calls`` counts calls of
+    ``decompose``, :attr:`failures` the failed calls of each model. A search belongs to
+    one memory (``owned``).
     """
 
     def __init__(self, index=None, *, sessions: int = 0, split: bool = True,
                  neighbours: bool = False, decompose: PromptModel | None = None,
                  embedder=None, k_rrf: float = 60) -> None:
-        from kit.memory.turn_index import TurnIndex
         if index is None:
             index = TurnIndex()
-        if not isinstance(index, TurnIndex) or len(index):
-            raise ValueError(f"index must be an empty TurnIndex, got {index!r:.60}")
+        if not isinstance(index, TurnIndex) or len(index) or index.owned:
+            raise ValueError(f"index must be an empty TurnIndex of no other search, got "
+                             f"{index!r:.60}")
         for name, flag in (("split", split), ("neighbours", neighbours)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name} must be True or False, got {flag!r:.60}")
@@ -123,6 +131,7 @@ class RecallSearch:
             if model is not None and not callable(model):
                 raise TypeError(f"{name} must be callable or None, got {model!r:.60}")
         self.index, self.sessions = index, check_int("sessions", sessions, 0)
+        index.owned = True
         self.split, self.neighbours, self.decompose = split, neighbours, decompose
         self.embedder, self.k_rrf = embedder, check_k_rrf(k_rrf)
         if embedder is not None:
@@ -139,7 +148,11 @@ class RecallSearch:
         self._session_turns: list[list[tuple[str, str]]] = []   # session -> (role, line)
         self._digests: BM25Index | None = None      # rebuilt when a session grew
         self.model_calls = 0
-        self.last: dict[str, list[int]] = {}
+        self.failures = {"decompose": 0, "embedder": 0}   # calls that failed, by model
+        self._unembedded: list[tuple[int, str]] = []  # turns to embed once the embedder answers
+        self._backoff = Backoff(64)                 # skip a failing embedder, as a summariser
+        self.owned = False                          # set by the memory that uses it
+        self.last: dict[str, list] = {}
 
     def like(self) -> "RecallSearch":
         """A new, empty search with the same settings."""
@@ -157,12 +170,49 @@ class RecallSearch:
     # -- indexing --------------------------------------------------------------------
     def add(self, message: Message) -> None:
         """Index one turn (its number, text, speaker and session date). Raises
-        ValueError, indexing nothing, for a number not above the last one, and as the
-        embedder does."""
+        ValueError, indexing nothing, for a number not above the last one. A failing
+        embedder does not stop it: the turn is indexed by BM25 now and embedded with the
+        next turn the embedder takes (:attr:`failures` counts the failed calls)."""
+        self.extend([message])
+
+    def extend(self, messages: Iterable[Message]) -> None:
+        """:meth:`add` each message, the embedder called once for all of them."""
+        messages = list(messages)
+        for message in messages:
+            if not isinstance(message, Message):
+                raise TypeError(f"messages must be kit.messages.Message, got {message!r:.60}")
+        numbers = [m.number for m in messages]
+        if numbers:
+            self.index.check_number(numbers[0])
+            if any(b <= a for a, b in zip(numbers, numbers[1:])):
+                raise ValueError(f"turn numbers must be increasing ints; got {numbers!r:.80}")
+        for message in messages:
+            self._index(message)
+        if self.dense is not None and messages:
+            self._unembedded += [(m.number, f"{m.label}: {m.content}") for m in messages]
+            self._embed_pending()
+
+    def _embed_pending(self) -> None:
+        """Embed the turns not embedded yet, in one call; on a failure keep them for the
+        next call and count it. After failures in a row the embedder is skipped for the
+        next 1, 3, 7, ... turns (at most 64), as a failing summariser is."""
+        if not self._backoff.allows(len(self.index)):
+            return
+        try:
+            self.dense.extend(self._unembedded)
+        except Exception as exc:             # a failing model must not stop recall
+            self._embedder_failed(exc)
+        else:
+            self._unembedded = []
+            self._backoff.answered()
+
+    def _embedder_failed(self, exc: Exception) -> None:
+        self.failures["embedder"] += 1
+        self._backoff.failed(len(self.index))
+        self.last["embedder failed"] = [type(exc).__name__]
+
+    def _index(self, message: Message) -> None:
         line = f"{message.label}: {message.content}"
-        self.index.check_number(message.number)
-        if self.dense is not None:
-            self.dense.add(message.number, line)                      # may raise: nothing added
         self.index.add(message.number, message.content, message.speaker, message.when)
         self.asks.append(message.content.rstrip().endswith("?"))
         self.labels.append(message.label)
@@ -175,11 +225,6 @@ class RecallSearch:
         self._session_positions[session].append(len(self.session_of))
         self.session_of.append(session)
         self._digests = None
-
-    def extend(self, messages: Iterable[Message]) -> None:
-        """:meth:`add` each message."""
-        for message in messages:
-            self.add(message)
 
     def note(self, number: int) -> str:
         """The resolved relative times of turn ``number`` as shown on its line
@@ -224,8 +269,13 @@ class RecallSearch:
             self.model_calls += 1
             try:
                 reply = self.decompose(f"{DECOMPOSE_PROMPT}\n\n{QUESTION_HEADER}{query}")
-                found = parse_parts(reply) if isinstance(reply, str) else []
+                if not isinstance(reply, str):
+                    raise TypeError(f"the model returned {type(reply).__name__}, not str")
+                found = parse_parts(reply)
+                if not found:
+                    raise ValueError("the model's reply holds no sub-question")
             except Exception as exc:            # a failing model must not stop recall
+                self.failures["decompose"] += 1
                 self.last["decompose failed"] = [type(exc).__name__]
                 found = []
             if found:
@@ -238,7 +288,15 @@ class RecallSearch:
     def rank(self, query: str, below: int | None = None, recent: str = "") -> list[int]:
         """Numbers of the turns below ``below`` (all when None), best first, for
         ``query``; ``recent``: the recent turns' text, fused as one more ranking when
-        given. [] for a blank query and no ``recent``."""
+        given. [] for a blank query and no ``recent``. Raises TypeError for a query or
+        ``recent`` that is not a str, or a ``below`` that is not an int or None. A failing
+        embedder or decomposition model is skipped (:attr:`last` and :attr:`failures`
+        say so)."""
+        for name, value in (("query", query), ("recent", recent)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a str, got {type(value).__name__}: {value!r:.60}")
+        if below is not None and (isinstance(below, bool) or not isinstance(below, int)):
+            raise TypeError(f"below must be an int or None, got {below!r:.60}")
         self.last = {}
         rankings, weights = [], []
         if query.strip():
@@ -256,10 +314,17 @@ class RecallSearch:
                 weights.append(1.0 / len(parts))
             if parts:
                 self.last["parts"] = [len(parts)]
-            if self.dense is not None:
-                rankings.append([n for n, _ in self.dense.search(query, below)])
-                weights.append(1.0)
-                self.last["dense"] = rankings[-1]
+            if self.dense is not None and self._backoff.allows(len(self.index)):
+                if self._unembedded:
+                    self._embed_pending()
+                try:
+                    found = [n for n, _ in self.dense.search(query, below)]
+                except Exception as exc:        # the embedder is down: BM25 alone
+                    self._embedder_failed(exc)
+                else:
+                    rankings.append(found)
+                    weights.append(1.0)
+                    self.last["dense"] = found
         if recent.strip():
             rankings.append([n for n, _ in self.index.search(recent, below)])
             weights.append(1.0)

@@ -90,6 +90,7 @@ class TurnIndex:
         self.speakers: list[str] = []         # position -> speaker ("" if unknown)
         self.whens: list[str] = []            # position -> session date text ("" if unknown)
         self.notes: dict[int, str] = {}       # number -> resolved times, as shown on its line
+        self.owned = False                    # set by the search that uses it
 
     @property
     def k1(self) -> float:
@@ -154,6 +155,10 @@ class TurnIndex:
         its ``text``, ``speaker`` and session date ``when``. Raises ValueError, indexing
         nothing, otherwise."""
         self.check_number(number)
+        for name, value in (("text", text), ("speaker", speaker), ("when", when)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a str, got {type(value).__name__}: "
+                                f"{value!r:.60}")
         extra, note = self.extra_terms(text, speaker, when)
         self.bm25.add(number, tokens=self.bm25.tokens(text) + extra)
         if note:

@@ -97,10 +97,15 @@ def recall_tokenize(text: str) -> list[str]:
 
 
 def check_weight(name: str, value: object) -> float:
-    """``value`` as a float if it is a number >= 0; else ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-    return float(value)
+    """``value`` as a float if it is a finite number >= 0; else ValueError naming
+    ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 \
+            or value == math.inf:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.60}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.60}") from None
 
 
 class BM25Index:

@@ -44,9 +44,11 @@ __all__ = ["TimeRef", "GRAINS", "annotate", "parse_session_date", "resolve_times
 GRAINS = ("day", "weekend", "week", "month", "year")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
-_WEEKDAYS = {"monday": 0, "mon": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2,
-             "wed": 2, "thursday": 3, "thurs": 3, "thur": 3, "thu": 3, "friday": 4,
-             "fri": 4, "saturday": 5, "sat": 5, "sunday": 6, "sun": 6}
+# Weekday names and the abbreviations that are no English word ("mon", "wed", "sat" and
+# "sun" are left out: "this sun is brutal", "last sat was fun").
+_WEEKDAYS = {"monday": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2,
+             "thursday": 3, "thurs": 3, "thur": 3, "thu": 3, "friday": 4,
+             "fri": 4, "saturday": 5, "sunday": 6}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
             "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
             "twelve": 12, "couple": 2, "few": 3}
@@ -61,7 +63,7 @@ def _words(names) -> str:
 
 
 _NOT_OF = r"(?!\s+of\b)"
-_TIME = re.compile(rf"""\b(?:
+_TIME = re.compile(rf"""(?<![\d.,])\b(?:     # not the "5" of "1.5 years ago"
     (?P<day>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today
         |tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))
   | (?P<ago>(?:[1-9]\d?|(?:a\s+)?couple(?:\s+of)?|(?:a\s+)?few|{_words(_NUMBERS)})

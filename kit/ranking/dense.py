@@ -226,9 +226,13 @@ class DenseIndex:
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """The texts' vectors, checked and L2-normalised (a zero vector stays zero)."""
-        vectors = check_vectors(self.embedder(texts), len(texts), self.dim)
+        count = len(texts)                    # before the call: an embedder may empty it
+        vectors = check_vectors(self.embedder(list(texts)), count, self.dim)
         self.embed_calls += 1
-        self.embedded += len(texts)
+        self.embedded += count
+        # scale each row by its largest magnitude first: the norm of [1e308, 1e308] overflows
+        peaks = np.abs(vectors).max(axis=1, keepdims=True) if vectors.size else vectors
+        vectors = np.divide(vectors, peaks, out=np.zeros_like(vectors), where=peaks > 0)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 

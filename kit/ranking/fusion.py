@@ -24,8 +24,9 @@ def check_k_rrf(k_rrf: object) -> float:
 def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60,
         weights: Sequence[float] | None = None) -> list[tuple[Hashable, float]]:
     """Reciprocal rank fusion of ``rankings`` (each a sequence of keys, best first; rank
-    1 = first): ``[(key, score), ...]`` best first. ``weights``: one number >= 0 per
-    ranking, multiplying its terms (default all 1: plain RRF).
+    1 = first; a key repeated in one ranking counts at its first place only):
+    ``[(key, score), ...]`` best first. ``weights``: one number >= 0 per ranking,
+    multiplying its terms (default all 1: plain RRF).
 
     Sums use ``math.fsum``, so equal rank sets give exactly equal scores; ties are broken
     by the key's best rank, then by the first ranking holding that rank (the order a
@@ -43,7 +44,7 @@ def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60,
     terms: dict[Hashable, list[float]] = {}
     first: dict[Hashable, tuple[int, int]] = {}   # key -> (best rank, ranking index)
     for r, ranking in enumerate(rankings):
-        for rank, key in enumerate(ranking, start=1):
+        for rank, key in enumerate(dict.fromkeys(ranking), start=1):   # a repeat counts once
             terms.setdefault(key, []).append(weights[r] / (k_rrf + rank))
             first[key] = min(first.get(key, (rank, r)), (rank, r))
     scores = {key: math.fsum(t) for key, t in terms.items()}
