@@ -147,12 +147,12 @@ def test_the_allocation_table_says_what_was_cut():
 def test_each_turn_is_measured_and_tokenised_once():
     counter = CallCounter(count_words)
     memory = fill(RecallMemory(200, measure=counter, search=direct()), chat(120))
-    assert counter.calls == 120 + 3                       # the turns, "Ann: ", "Bob: ", "\n"
+    assert counter.calls == 2 * 120                       # each text, and each line as sent
     assert memory.index.tokenized == 120
     for query in QUERIES:
         memory.context(query)
-    asked = counter.calls - 123 - len(QUERIES)             # beyond the turns and the queries
-    assert 0 < asked <= 2 + 12 + 1                         # 2 titles, 12 date lines, "\n\n"
+    asked = counter.calls - 240 - len(QUERIES)             # beyond the turns and the queries
+    assert 0 < asked <= 2 + 12 + 1                         # 2 titles, 12 date lines, "\n"
     for query in QUERIES:                                  # again: only the queries are measured
         before = counter.calls
         memory.context(query)

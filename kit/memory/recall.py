@@ -137,7 +137,8 @@ class RecallMemory(Memory):
         self.fuse_recent = fuse_recent
         self.summary, self.summary_tokens, self.compactions = "", 0, 0
         self.archive: dict[int, Message] = {}     # turns out of the window, without a store
-        self._sizes: dict[str, int] = {}          # label / date line / title -> size
+        self._sizes: dict[str, int] = {}          # date line / title / separator -> size
+        self._line_sizes: dict[int, int] = {}     # message number -> its line's size
         self._query_size: tuple[str, int] | None = None
         self._summary_size: tuple[str, int] | None = None
         self._plan_cache: tuple[tuple, RecallPlan] | None = None
@@ -177,11 +178,15 @@ class RecallMemory(Memory):
         return f"{message.line()} {note}" if note else message.line()
 
     def line_tokens(self, message: Message) -> int:
-        """Size of the message's context line: its text, its ``"Caroline: "`` label, its
-        note of resolved times and its line break (each piece measured once)."""
-        note = self.search.note(message.number)
-        return message.tokens + self._size_of(f"{message.label}: ") + self._size_of("\n") + (
-            self._size_of(f" {note}") if note else 0)
+        """Size of the message's context line as sent: ``"Caroline: text"``, its note of
+        resolved times and its line break, measured as one text, once per message (a
+        tokenizer merges a line's last punctuation with its line break, so the pieces
+        measured apart would count more than is sent)."""
+        size = self._line_sizes.get(message.number)
+        if size is None:
+            size = self._line_sizes[message.number] = measured(self.measure,
+                                                              f"{self.line(message)}\n")
+        return size
 
     @property
     def window_tokens(self) -> int:
@@ -287,6 +292,7 @@ class RecallMemory(Memory):
         def finish() -> None:
             search.owned, self.search.owned = True, False
             self.search, self.archive, self._plan_cache = search, {}, None
+            self._line_sizes = {}
         return finish
 
     # -- the context -------------------------------------------------------------------
@@ -309,7 +315,7 @@ class RecallMemory(Memory):
         search = self.default_query() if query is None else query
         if not isinstance(search, str):
             raise TypeError(f"query must be a str or None, got {type(query).__name__}: {query!r:.60}")
-        parts = [Part("system", (self._size_of(self.system.line()) + self._size_of("\n\n"),),
+        parts = [Part("system", (self._size_of(f"{self.system.line()}\n\n"),),
                       priority=5, minimum=1, why="never cut")] if self.system else []
         if query is not None:
             parts.append(Part("question", (self._measure_query(query),), priority=5,
@@ -319,7 +325,7 @@ class RecallMemory(Memory):
                               why="kept free for the reply"))
         summary = self._summary_block()
         if summary:
-            parts.append(Part("summary", (self._block_size(summary) + self._size_of("\n\n"),),
+            parts.append(Part("summary", (self._block_size(f"{summary}\n\n"),),
                               priority=3, why="the running summary"))
         order = {n: i for i, n in enumerate(self._ranked(search))}
         ranked = sorted(self.fetch(list(order)), key=lambda m: order[m.number])

@@ -8,10 +8,11 @@ messages, with the recalled and the recent turns in time order under their sessi
 date (``[8 May, 2023]``, :func:`date_line`).
 
 Every size is in the memory's unit (tokens by default), separators included: a turn
-costs its line (text, ``"Caroline: "`` label, its note of resolved times, its line
-break), a date line costs once per day its turns come from, and a block's title (with
-the blank line after the block) once if any of its turns goes in. Each piece is measured
-apart, so the sum errs high by a little where a tokenizer merges pieces, never low.
+costs its line as sent (``"Caroline: text"``, its note of resolved times and its line
+break, measured together), a date line with its line break once per day its turns come
+from, and a block's title with its line break, plus the line break that ends the block,
+once if any of its turns goes in. Lines are measured apart, so the sum can err high by
+a token where a block ends, never low.
 """
 from __future__ import annotations
 
@@ -57,11 +58,10 @@ def turn_part(name: str, messages: Sequence[Message], title: str,
     per day the given items come from (:func:`date_line`: two sessions of one day share
     a line). ``options`` go to ``Part``."""
     days = tuple(date_line(m.when) if m.when else "" for m in messages)
-    breaks = text_cost("\n")
     return Part(name, tuple(line_cost(m) for m in messages),
-                overhead=text_cost(title) + breaks + text_cost("\n\n") if title else 0,
+                overhead=text_cost(f"{title}\n") + text_cost("\n") if title else 0,
                 groups=days,
-                group_costs={d: text_cost(d) + breaks if d else 0 for d in set(days)},
+                group_costs={d: text_cost(f"{d}\n") if d else 0 for d in set(days)},
                 **options)
 
 
