@@ -183,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     if TARGET_BUDGET in budgets and TARGET_STRATEGY in strategies:
         print(target_table(results))
-        print("(the targets are set for LoCoMo conversations; on the synthetic one they are "
-              "shown for comparison)")
+        if args.data is None:
+            print("(the targets are set for LoCoMo conversations; on the synthetic one they "
+                  "are shown for comparison)")
     else:
         print(f"targets not checked: they need budget {TARGET_BUDGET} and strategy "
               f"{TARGET_STRATEGY!r}")

@@ -66,8 +66,9 @@ def last_of_ties(scores):
 
 @mistake(MECHANISM, "reports-tuning-score",
          what="reports the chosen setting's score on the conversations it was chosen on",
-         why="that is the tuning figure, flattering by construction; the held-out score is "
-             "the one that predicts unseen conversations",
+         why="the score on the conversations a setting was chosen on is the tuning figure, "
+             "flattering by construction; the held-out score is the one that predicts "
+             "unseen conversations",
          hint="report the chosen setting's score on the held-out conversation")
 def reports_tuning_score(scores):
     settings, n = _check(scores)
