@@ -208,9 +208,9 @@ CASES = {
         make = lambda n: "Where did Ann" + " " * n + "and Bob, hike?"
         call = lambda text: split_query(text, recall_tokenize, {"Ann", "Bob"})
     """,
-    "recall search: a model's reply of many bullet lines": """
+    "recall search: a model's reply of many preamble lines": """
         from kit.memory.recall_search import parse_parts
-        make = lambda n: "Here:\\n" + "**1.** " * (n // 7)
+        make = lambda n: "**1.** - a:\\n" * (n // 12)       # no line is a part: all are read
         call = parse_parts
     """,
     "recall plan: a session date with a long run of spaces": """
