@@ -49,7 +49,7 @@ from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
 from kit.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
 from kit.tokens import Measure, cl100k_tokens, measured
-from kit.validation import check_budget, check_int
+from kit.validation import check_budget, check_flag, check_int
 
 __all__ = ["RecallMemory", "RecallPlan", "RECALLED_TITLE", "RECENT_TITLE"]
 
@@ -118,8 +118,7 @@ class RecallMemory(Memory):
             raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.60}")
         if summary_cap is not None and check_int("summary_cap", summary_cap, 1) >= budget:
             raise ValueError(f"summary_cap must be < budget ({budget}), got {summary_cap}")
-        if not isinstance(fuse_recent, bool):
-            raise TypeError(f"fuse_recent must be True or False, got {fuse_recent!r:.60}")
+        check_flag("fuse_recent", fuse_recent)
         if search is not None and (not isinstance(search, RecallSearch) or len(search)
                                    or index is not None):
             raise ValueError(f"search must be an empty RecallSearch, and index not given "

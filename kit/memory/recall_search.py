@@ -44,7 +44,7 @@ from kit.prompts import DECOMPOSE_PROMPT, QUESTION_HEADER
 from kit.ranking.bm25 import BM25Index
 from kit.ranking.fusion import check_k_rrf, rrf
 from kit.tokens import approx_tokens
-from kit.validation import check_int
+from kit.validation import check_flag, check_int
 
 __all__ = ["RecallSearch", "split_query", "parse_parts", "MAX_PARTS"]
 
@@ -124,9 +124,7 @@ class RecallSearch:
         if not isinstance(index, TurnIndex) or len(index) or index.owned:
             raise ValueError(f"index must be an empty TurnIndex of no other search, got "
                              f"{index!r:.60}")
-        for name, flag in (("split", split), ("neighbours", neighbours)):
-            if not isinstance(flag, bool):
-                raise TypeError(f"{name} must be True or False, got {flag!r:.60}")
+        check_flag("split", split), check_flag("neighbours", neighbours)
         for name, model in (("decompose", decompose), ("embedder", embedder)):
             if model is not None and not callable(model):
                 raise TypeError(f"{name} must be callable or None, got {model!r:.60}")
@@ -253,7 +251,7 @@ class RecallSearch:
                 self._digests.add(session, self.digest(session))
         best = [s for s, _ in self._digests.ranked(self._digests.scores(
             self._digests.weights(query)))][:self.sessions]
-        cut = self.index.bm25._cut(below)
+        cut = self.index.bm25.cut(below)
         ranking = []
         for session in best:
             positions = [p for p in self._session_positions[session] if p < cut]

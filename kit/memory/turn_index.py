@@ -32,9 +32,9 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kit.ranking.bm25 import (KEPT_WORDS, BM25Index, check_weight, light_stem,
-                              recall_stopwords, recall_tokenize)
+from kit.ranking.bm25 import KEPT_WORDS, BM25Index, light_stem, recall_stopwords, recall_tokenize
 from kit.ranking.dates import annotate, parse_session_date, resolve_times
+from kit.validation import check_flag, check_weight
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,12 +43,6 @@ __all__ = ["TurnIndex", "light_stem", "recall_tokenize", "recall_stopwords", "KE
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
-
-
-def _flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {value!r:.60}")
-    return value
 
 
 class TurnIndex:
@@ -84,9 +78,9 @@ class TurnIndex:
             raise ValueError(f"feedback must be a pair of ints >= 0 (turns, terms), "
                              f"got {feedback!r}")
         self.feedback = feedback
-        self.index_speaker = _flag("index_speaker", index_speaker)
-        self.index_date = _flag("index_date", index_date)
-        self.resolve_dates = _flag("resolve_dates", resolve_dates)
+        self.index_speaker = check_flag("index_speaker", index_speaker)
+        self.index_date = check_flag("index_date", index_date)
+        self.resolve_dates = check_flag("resolve_dates", resolve_dates)
         self.speakers: list[str] = []         # position -> speaker ("" if unknown)
         self.whens: list[str] = []            # position -> session date text ("" if unknown)
         self.notes: dict[int, str] = {}       # number -> resolved times, as shown on its line

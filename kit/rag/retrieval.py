@@ -20,7 +20,6 @@ int >= 1, each naming the value; a bad ``add`` changes nothing.
 """
 from __future__ import annotations
 
-import math
 import re
 import string
 from collections.abc import Callable, Iterable, Sequence
@@ -32,7 +31,7 @@ from bm25s.stopwords import STOPWORDS_EN
 from kit.rag.documents import Chunk, check_chunks
 from kit.ranking import check_k_rrf
 from kit.ranking import rrf as fuse
-from kit.validation import check_int
+from kit.validation import check_int, check_weight
 
 __all__ = ["Retriever", "KeywordRetriever", "BM25Retriever", "HybridRetriever", "rrf",
            "tokenize", "s_stem", "keyword_words", "check_query", "BM25_STOPWORDS"]
@@ -175,10 +174,7 @@ class BM25Retriever(Retriever):
 
     def __init__(self, chunks: Iterable[Chunk] = (), k1: float = 1.5, b: float = 0.75,
                  tokenizer: Callable[[str], list[str]] = tokenize) -> None:
-        for name, value in (("k1", k1), ("b", b)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        check_weight("k1", k1), check_weight("b", b)
         if b > 1:
             raise ValueError(f"b must be between 0 and 1, got {b!r}")
         if not callable(tokenizer):

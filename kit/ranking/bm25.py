@@ -27,11 +27,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from kit.validation import check_weight
+
 if TYPE_CHECKING:                 # numpy is imported when a search first needs it
     import numpy as np
 
-__all__ = ["BM25Index", "light_stem", "recall_tokenize", "recall_stopwords", "KEPT_WORDS",
-           "check_weight"]
+__all__ = ["BM25Index", "light_stem", "recall_tokenize", "recall_stopwords", "KEPT_WORDS"]
 
 _VOWELS = frozenset("aeiouy")
 _STOPWORDS: frozenset[str] | None = None
@@ -94,18 +95,6 @@ def recall_tokenize(text: str) -> list[str]:
     ``recall_tokenize("What has Melanie painted?") == ["melanie", "paint"]``."""
     stop = recall_stopwords()
     return [light_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in stop]
-
-
-def check_weight(name: str, value: object) -> float:
-    """``value`` as a float if it is a finite number >= 0; else ValueError naming
-    ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 \
-            or value == math.inf:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.60}")
-    try:
-        return float(value)
-    except OverflowError:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.60}") from None
 
 
 class BM25Index:
@@ -248,10 +237,11 @@ class BM25Index:
     def ranked(self, scores: np.ndarray, below: int | None = None) -> list[tuple[int, float]]:
         """``[(key, score), ...]`` for the positions scoring > 0, best first (ties: the
         earlier added first), only keys below ``below`` when given."""
-        return [(self.keys[p], float(scores[p])) for p in _best(scores, None, self._cut(below))]
+        return [(self.keys[p], float(scores[p])) for p in _best(scores, None, self.cut(below))]
 
-    def _cut(self, below: int | None) -> int:
-        """How many positions hold keys < ``below`` (all when None)."""
+    def cut(self, below: int | None) -> int:
+        """How many positions hold keys < ``below`` (all when None): the documents older
+        than ``below``, as keys increase."""
         return len(self.keys) if below is None else bisect.bisect_left(self.keys, below)
 
     def extend(self, documents: Iterable[tuple[int, str]]) -> None:

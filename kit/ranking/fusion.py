@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 
+from kit.validation import check_weight
+
 __all__ = ["rrf", "check_k_rrf"]
 
 
 def check_k_rrf(k_rrf: object) -> float:
     """Return ``k_rrf`` if it is a finite number >= 0; else raise ValueError naming it."""
-    if isinstance(k_rrf, bool) or not isinstance(k_rrf, (int, float)) \
-            or not math.isfinite(k_rrf) or k_rrf < 0:
-        raise ValueError(f"k_rrf must be a finite number >= 0, got {k_rrf!r}")
+    check_weight("k_rrf", k_rrf)
     return k_rrf
 
 
