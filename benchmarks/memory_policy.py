@@ -25,6 +25,11 @@ bootstrap over questions), at every budget, pooled over the conversations. With
 which search parts are on, at every budget: chosen on the others, scored on the one
 left out, beside the defaults.
 
+Context sizes are the ones each memory reports under its own counting rule (its
+``context_size``: nothing is tokenised again); ``--check N`` (default 5) re-counts N
+loads of every run from the texts with the memory's rule and stops on any
+disagreement.
+
 A real semantic model is an option, never needed: ``--embedder`` gives recall memory
 a dense retriever fused with BM25 (``hashing``: the deterministic stand-in of
 :mod:`kit.ranking.dense`, no model; ``openai``: an OpenAI-compatible ``/embeddings``
@@ -36,7 +41,7 @@ environment; ``module:name``: a prompt model ``str -> str``).
 
 Usage: python benchmarks/memory_policy.py [--data [DIR]] [--conversations 26,30]
        [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
-       [--ablation] [--cv] [--embedder hashing|openai|module:name] [--llm openai|module:name]
+       [--ablation] [--cv] [--check 5] [--embedder hashing|openai|module:name] [--llm openai|module:name]
        [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
 """
 from __future__ import annotations
@@ -77,6 +82,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="also print each recall part's gain with a 95%% CI")
     parser.add_argument("--cv", action="store_true",
                         help="also print leave-one-conversation-out cross-validation")
+    parser.add_argument("--check", type=int, default=5, metavar="N",
+                        help="re-count N loads per run with the memory's own counting rule "
+                             "and stop on any disagreement (default 5; 0: none)")
     parser.add_argument("--embedder", default=None, metavar="SPEC",
                         help="a dense retriever for recall: hashing, openai or module:name")
     parser.add_argument("--llm", default=None, metavar="SPEC",
@@ -173,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         results = run_policy_benchmark(conversations, budgets, strategies, measure=measure,
-                                       search=options)
+                                       search=options, check=args.check)
     except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

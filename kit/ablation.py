@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kit.locomo import LongConversation
-from kit.memory import RecallMemory, RecallSearch, TurnIndex
+from kit.memory import RecallMemory, RecallSearch, SharedScores, TurnIndex
 from kit.memory_eval import CachedMeasure, evaluate
 from kit.memory_scores import EvalRun
 from kit.ranking.dense import HashingEmbedder
@@ -64,16 +64,17 @@ OPTIONAL = {"embedder": "dense retrieval", "decompose": "model decomposition"}
 RESAMPLES, SEED = 2000, 0
 
 
-def recall_factory(budget: int, index: Mapping | None = None, search: Mapping | None = None
-                   ) -> Callable:
+def recall_factory(budget: int, index: Mapping | None = None, search: Mapping | None = None,
+                   shared: SharedScores | None = None) -> Callable:
     """``measure -> RecallMemory(budget, measure, search=RecallSearch(TurnIndex(**index),
-    **search))``: a fresh memory per call."""
+    **search))``: a fresh memory per call; ``shared``: scores its index shares with
+    indexes of the same turns and settings (:class:`kit.memory.SharedScores`)."""
     budget = check_budget(budget)
     index, search = dict(index or {}), dict(search or {})
 
     def factory(measure):
         return RecallMemory(budget, measure,
-                            search=RecallSearch(TurnIndex(**index), **search))
+                            search=RecallSearch(TurnIndex(**index, shared=shared), **search))
     return factory
 
 
@@ -117,12 +118,12 @@ def run_ablation(conversations: Iterable[LongConversation], budgets: Sequence[in
     if unknown:
         raise ValueError(f"unknown part(s) {unknown}; choose from {', '.join(known)}")
     cache = measure if measure is not None else CachedMeasure()
-    runs = []
+    runs, shared = [], SharedScores()
     for conversation in conversations:
         for budget in budgets:
             for variant in [FULL, *picked]:
                 _, index, search = known.get(variant, (True, {}, {}))
-                factory = recall_factory(budget, index, {**options, **search})
+                factory = recall_factory(budget, index, {**options, **search}, shared)
                 runs.append(AblationRun(variant, budget,
                                         evaluate(conversation, factory, variant, measure=cache)))
     return runs
@@ -275,10 +276,10 @@ def cross_validate(conversations: Sequence[LongConversation],
     if len(set(labels)) != len(labels):
         raise ValueError(f"the grid holds a setting twice: {labels}")
     cache = measure if measure is not None else CachedMeasure()
-    folds = []
+    folds, shared = [], SharedScores()
     for budget in budgets:
-        scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {}, g), label,
-                                                    measure=cache)], categories).mean())
+        scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {}, g, shared),
+                                                    label, measure=cache)], categories).mean())
                           for c in conversations]
                   for g, label in zip(grid, labels)}
         n = len(conversations)

@@ -38,15 +38,23 @@ The cap rule, in order:
 4. If not even one candidate fits, the top one is cut to its first words that fit
    (at least its tag and one word: the only case in which the result can exceed
    ``cap``).
+
+Each sentence's work is done once: its split and fact kinds are cached by text (a
+bounded LRU cache), and with the kit's counters a candidate is tried by adding its
+line's size to a running total of the kept lines' sizes, each line measured once (see
+``_join_rule``), not by measuring the whole kept set again for every candidate.
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Sequence
 
 from kit.llm import PromptModel
 from kit.prompts import parse_summary_turns
-from kit.tokens import Measure, approx_tokens, measured, unit_of
+from kit.tokens import (Measure, approx_tokens, cl100k_tokens, count_characters, count_tokens,
+                        count_words, inner_measure, measure_name, measured, unit_of)
 from kit.validation import check_int
 
 __all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
@@ -54,6 +62,7 @@ __all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
            "make_extractive_summariser", "extractive_summariser", "DEFAULT_CAP"]
 
 DEFAULT_CAP = 120      # in units of the measure (tokens with approx_tokens)
+_CACHED = 1 << 14       # lines and sentences kept: splits and fact kinds (LRU), line sizes
 FACT_KINDS = ("amount", "date", "id", "number", "name", "constraint")
 
 CONSTRAINT_WORDS = (
@@ -141,14 +150,21 @@ def split_sentences(text: str) -> list[str]:
         raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.60}")
     out: list[str] = []
     for line in text.splitlines():
-        sentences: list[list[str]] = []        # the pieces of each sentence
-        for piece in _SPLIT.split(line.strip()):
-            if sentences and sentences[-1][-1].endswith(_ABBREVIATIONS):
-                sentences[-1].append(piece)    # "Dr. Rao" is one sentence
-            else:
-                sentences.append([piece])
-        out += [s for s in (" ".join(pieces).strip() for pieces in sentences) if s]
+        out += _line_sentences(line)
     return out
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _line_sentences(line: str) -> tuple[str, ...]:
+    """The sentences of one line (see :func:`split_sentences`), worked out once per
+    distinct line: a running summary's lines come back at every compaction."""
+    sentences: list[list[str]] = []        # the pieces of each sentence
+    for piece in _SPLIT.split(line.strip()):
+        if sentences and sentences[-1][-1].endswith(_ABBREVIATIONS):
+            sentences[-1].append(piece)    # "Dr. Rao" is one sentence
+        else:
+            sentences.append([piece])
+    return tuple(s for s in (" ".join(pieces).strip() for pieces in sentences) if s)
 
 
 def fact_kinds(sentence: str) -> tuple[str, ...]:
@@ -164,8 +180,18 @@ def fact_kinds(sentence: str) -> tuple[str, ...]:
 
     Raises TypeError for a non-str.
     """
+    return _kinds(_checked(sentence))
+
+
+def _checked(sentence: object) -> str:
     if not isinstance(sentence, str):
         raise TypeError(f"sentence must be a str, got {type(sentence).__name__}: {sentence!r:.60}")
+    return sentence
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _kinds(sentence: str) -> tuple[str, ...]:
+    """:func:`fact_kinds` of a str, worked out once per distinct sentence."""
     found, rest = set(), sentence
     for kind, mask in _MASKS:        # mask each match so "Rs 60000" is not also an id
         hit, rest = mask(rest)
@@ -189,7 +215,12 @@ def fact_score(sentence: str) -> int:
     exactly and matter most later (the allergy, the order id, the budget); a name or a
     number alone is often an echo or a suggestion.
     """
-    kinds = fact_kinds(sentence)
+    return _score(_checked(sentence))
+
+
+def _score(sentence: str) -> int:
+    """:func:`fact_score` of a str, from its cached kinds."""
+    kinds = _kinds(sentence)
     if "constraint" in kinds:
         return 3
     return 2 if "id" in kinds or "amount" in kinds else 1 if kinds else 0
@@ -205,17 +236,104 @@ def fact_sentences(text: str) -> list[str]:
     return [s for s in split_sentences(text) if is_fact_bearing(s)]
 
 
-def _priority(role: str, sentence: str, index: int) -> tuple[int, bool, int]:
-    """Sort key, highest first: fact kind, then not the assistant's, then newer."""
-    return fact_score(sentence), role != "assistant", index
-
-
 def _key(sentence: str) -> str:
     return " ".join(sentence.casefold().split())
 
 
 def _render(items: list[tuple[str, str]]) -> str:
     return "\n".join(f"[{role}] {text}" if role else text for role, text in items)
+
+
+# -- sizes: each line measured once ---------------------------------------------------
+# A summary is its kept lines joined by line breaks. For the kit's own counters the size
+# of such a join follows from its lines' sizes, so a candidate is tried by adding its
+# line to a running total, not by measuring the whole kept set again ("parts"):
+# - "words" (count_words): the lines' words; a line break is no word and splits none;
+# - "characters" (count_characters, len): the lines' characters, one more per break;
+# - "quarters" (approx_tokens): characters // 4 of that total. Its floor does not add
+#   up over lines, so the lines' lengths are added, not their sizes (no call at all);
+# - "lines" (cl100k_tokens, count_tokens, tiktoken_counter() in cl100k_base): each line
+#   with its line break, the last line without. A line ends in a visible character (it
+#   is stripped), and then cl100k's pre-tokenizer ends a piece at the break: punctuation
+#   takes the break along (".\n"), after a letter or digit the break is a piece alone;
+#   the next line's pieces start after it as they do in the line alone (no pattern
+#   looks behind), and BPE merges within a piece. kit.tokens cuts a long run at the same
+#   places in a line alone as in the join. So the join's tokens are the parts' sum.
+# Any other measure may count a join as it likes (o200k_base's punctuation takes a
+# break and a "/" after it along): it measures the whole trial for every candidate.
+def _join_rule(measure: Measure) -> str | None:
+    """How the size of lines joined by line breaks follows from the lines (see above):
+    "words", "characters", "quarters" or "lines"; None when it may not."""
+    inner = inner_measure(measure)
+    if inner is approx_tokens:
+        return "quarters"
+    if inner is count_characters or inner is len:
+        return "characters"
+    if inner is count_words:
+        return "words"
+    if (inner is cl100k_tokens or inner is count_tokens
+            or measure_name(inner) == "tiktoken_cl100k_base"):
+        return "lines"
+    return None
+
+
+class _Sizes:
+    """Sizes of summary lines in one measure, each distinct text measured once.
+
+    ``cache``: text -> size in ``measure``, filled as texts are measured (a summariser
+    keeps one across its calls; a new dict if None).
+    """
+
+    def __init__(self, measure: Measure, cache: dict[str, int] | None = None) -> None:
+        self.measure, self.rule = measure, _join_rule(measure)
+        self.cache = {} if cache is None else cache
+
+    def _measured(self, text: str) -> int:
+        size = self.cache.get(text)
+        if size is None:
+            size = self.cache[text] = measured(self.measure, text)
+        return size
+
+    def part(self, line: str, last: bool) -> int:
+        """The line's share of a join's size, with its line break unless ``last``."""
+        if self.rule == "quarters":
+            return len(line) + (not last)
+        if self.rule == "characters":
+            return self._measured(line) + (not last)
+        if self.rule == "words":
+            return self._measured(line)
+        return self._measured(line if last else line + "\n")
+
+    def of_parts(self, total: int) -> int:
+        """The size of a join whose parts add up to ``total`` (> 0)."""
+        return max(1, total // 4) if self.rule == "quarters" else total
+
+
+def _fill(lines: list[str], ranked: list[int], cap: int, sizes: _Sizes) -> list[int]:
+    """The indices of ``lines`` kept, ascending: each of ``ranked`` in turn is kept if
+    the kept lines joined by line breaks still fit ``cap`` with it (rule 2)."""
+    if sizes.rule is None:                 # the join measured whole for every candidate
+        kept: list[int] = []
+        for i in ranked:
+            trial = kept.copy()
+            bisect.insort(trial, i)
+            if measured(sizes.measure, "\n".join(lines[j] for j in trial)) <= cap:
+                kept = trial
+        return kept
+    part, keep = sizes.part, [False] * len(lines)
+    last, total = -1, 0                    # the last kept line; the others' parts
+    for i in ranked:
+        if last < 0:
+            grow, size = 0, part(lines[i], True)
+        elif i > last:                     # the candidate would be the last line
+            grow = part(lines[last], False)
+            size = total + grow + part(lines[i], True)
+        else:
+            grow = part(lines[i], False)
+            size = total + grow + part(lines[last], True)
+        if sizes.of_parts(size) <= cap:
+            total, keep[i], last = total + grow, True, max(last, i)
+    return [i for i, kept_i in enumerate(keep) if kept_i]
 
 
 def _fit_words(role: str, text: str, cap: int, measure: Measure) -> str:
@@ -235,13 +353,20 @@ def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = D
     ``[assistant]`` keep their speaker, untagged ones rank with the user's);
     ``turns``: ``(role, content)`` pairs, oldest first; ``cap``: int >= 1, in units of
     ``measure`` (tokens by default). A pure function: state in, state out. The rule
-    for what is kept is in the module docstring. Returns "" only when there is no
-    sentence at all. Raises TypeError / ValueError naming a bad ``cap``, ``measure``,
-    summary or turn.
+    for what is kept is in the module docstring. Each sentence's fact kinds are worked
+    out once (cached by text), and for the kit's counters each line is measured once
+    (at most twice in cl100k_base: with its line break and without), the summary's size
+    a running total of its lines'. Returns "" only when there is no sentence at all.
+    Raises TypeError / ValueError naming a bad ``cap``, ``measure``, summary or turn.
     """
     check_int("cap", cap, 1)
     if not callable(measure):
         raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
+    return _extract(summary, turns, cap, _Sizes(measure))
+
+
+def _extract(summary: str, turns: Sequence[tuple[str, str]], cap: int, sizes: _Sizes) -> str:
+    """:func:`extract_summary` with ``cap`` checked, measuring with ``sizes``."""
     if not isinstance(summary, str):
         raise TypeError(f"summary must be a str ('' for none), got {summary!r:.60}")
     said: list[tuple[str, str]] = []            # (role, sentence), oldest first
@@ -256,18 +381,16 @@ def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = D
     if not said:
         return ""
     newest = {_key(text): i for i, (_, text) in enumerate(said)}    # repeats count once
-    facts = [i for i, (_, text) in enumerate(said) if newest[_key(text)] == i
-             and is_fact_bearing(text)]
+    score = {i: _score(said[i][1]) for i in sorted(newest.values())}
+    facts = [i for i in score if score[i] > 0]
     candidates = facts or [len(said) - 1]                 # nothing factual: the newest
-    ranked = sorted(candidates, reverse=True, key=lambda i: _priority(*said[i], i))
-    kept: list[int] = []
-    for i in ranked:
-        trial = sorted(kept + [i])
-        if measured(measure, _render([said[j] for j in trial])) <= cap:
-            kept = trial
+    ranked = sorted(candidates, reverse=True,             # rule 2's priority, highest first
+                    key=lambda i: (score[i], said[i][0] != "assistant", i))
+    lines = [f"[{role}] {text}" if role else text for role, text in said]
+    kept = _fill(lines, ranked, cap, sizes)
     if not kept:                                          # not even one fits: cut the top one
-        return _fit_words(*said[ranked[0]], cap, measure)
-    return _render([said[j] for j in kept])
+        return _fit_words(*said[ranked[0]], cap, sizes.measure)
+    return "\n".join(lines[j] for j in kept)
 
 
 def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx_tokens
@@ -276,16 +399,22 @@ def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx
 
     It reads the current summary and the new turns from the prompt and returns
     :func:`extract_summary` of them, at most ``cap`` (int >= 1) units of ``measure``.
-    Raises TypeError / ValueError naming a bad ``cap`` or ``measure`` when built, and
-    TypeError / ValueError for a prompt that is not a summary prompt when called.
+    It keeps the sizes of the lines it measured (up to 16,384 texts, then it starts
+    afresh), so a line of the running summary is measured once, not again at every
+    compaction. Raises TypeError /
+    ValueError naming a bad ``cap`` or ``measure`` when built, and TypeError /
+    ValueError for a prompt that is not a summary prompt when called.
     """
     check_int("cap", cap, 1)
     if not callable(measure):
         raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
+    sizes: dict[str, int] = {}             # the lines measured so far, by text
 
     def summarise(prompt: str) -> str:
         summary, turns = parse_summary_turns(prompt)
-        return extract_summary(summary, turns, cap, measure)
+        if len(sizes) > _CACHED:
+            sizes.clear()
+        return _extract(summary, turns, cap, _Sizes(measure, sizes))
 
     summarise.__name__ = f"extractive_summariser_cap{cap}"
     summarise.__doc__ = f"Extractive summary of at most {cap} {unit_of(measure)}."

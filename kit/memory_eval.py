@@ -9,7 +9,10 @@ context the model would get (the question is *not* added to the memory) and reco
   evidence);
 - **answer present**: the expected answer string occurs in the context,
   case-insensitively (None for adversarial questions, which have no answer);
-- **context tokens**: the size of the context text, in the measure's unit;
+- **context tokens**: the size of the context, in the measure's unit: the size the
+  memory reports under its own counting rule (``context_size``; for the kit's memories
+  with ``count="rendered"``, everything the text holds), or the text measured whole for
+  a memory that reports none;
 - **model calls** (of the models the memory keeps as ``summariser`` / ``fallback``,
   wrapped in :class:`kit.llm.CountingLLM`, plus a ``model_calls`` count the memory
   keeps itself) and **tokenizer calls**, while adding the turns and while building the
@@ -32,7 +35,9 @@ Which evidence is present, two rules:
   ``context_numbers(query)`` method, is checked by number: exact, no false matches.
   ``rule="auto"`` (the default) uses numbers when the memory reports them, else text.
 
-Efficiency: every turn is measured once, through a :class:`CachedMeasure` that
+Efficiency: a context's size is the one the memory already knows (a check mode
+re-counts a sample and fails on any disagreement); every turn is measured once,
+through a :class:`CachedMeasure` that
 several runs can share (the tokenizer calls reported are the real ones, cache misses);
 a memory whose ``context`` takes no query gives every question the same context, so it
 is built, measured and searched once. Turns are added with the speaker and the session
@@ -45,20 +50,23 @@ result types and tables are in :mod:`kit.memory_scores`.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kit.llm import CountingLLM
 from kit.locomo import LongConversation, LongTurn
 from kit.memory_scores import (CategoryScore, EvalRun, QuestionResult, category_table,
                                coverage_table)
 from kit.tokens import CallCounter, Measure, measured, tiktoken_counter, unit_of
+from kit.validation import check_int
 
 __all__ = ["CachedMeasure", "MemoryFactory", "QuestionResult", "CategoryScore", "EvalRun",
-           "RULES", "MODEL_ATTRIBUTES", "render_turn", "evaluate", "evaluate_all",
+           "RULES", "SIZES", "MODEL_ATTRIBUTES", "render_turn", "evaluate", "evaluate_all",
            "coverage_table", "category_table"]
 
 MemoryFactory = Callable[..., object]   # measure -> a fresh memory (or no argument)
 RULES = ("auto", "text", "numbers")
+SIZES = ("memory", "measured")                # where context sizes come from
 MODEL_ATTRIBUTES = ("summariser", "fallback")   # models wrapped in CountingLLM
 
 
@@ -74,6 +82,7 @@ class CachedMeasure:
 
     def __init__(self, measure: Measure | None = None) -> None:
         self.counter = CallCounter(measure if measure is not None else tiktoken_counter())
+        self.wrapped = self.counter            # returns what it returns (kit.tokens.inner_measure)
         self.unit = unit_of(self.counter.measure)
         self.cache: dict[str, int] = {}
 
@@ -120,6 +129,28 @@ def _squash(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+class _Squashed:
+    """A context's text as the text rule compares it (:func:`_squash`: whitespace runs
+    as one space, lowercased), squashed only when a needle is not found in the text
+    merely lowercased: a needle (squashed itself) found there is in the squashed text
+    too, and one with a word not found there is not, so most answers are settled
+    without building it."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self._lower, self._squashed = text, None, None
+
+    def __contains__(self, needle: str) -> bool:
+        if self._lower is None:
+            self._lower = self.text.lower()
+        if needle in self._lower:
+            return True
+        if not all(word in self._lower for word in needle.split(" ")):
+            return False                       # a word of it is not there at all
+        if self._squashed is None:
+            self._squashed = _squash(self.text)
+        return needle in self._squashed
+
+
 def _build(factory: MemoryFactory, measure: CachedMeasure, name: str | None):
     if not callable(factory):
         raise TypeError(f"memory factory must be callable (measure -> memory), got {factory!r:.60}")
@@ -158,38 +189,76 @@ def _count_models(memory) -> Callable[[], int]:
     return calls
 
 
-def _reported_numbers(memory, query: str) -> frozenset[int] | None:
+def _numbers_reader(memory) -> Callable[[str], frozenset[int] | None]:
+    """``question -> the message numbers the memory reports for its context``
+    (``context_numbers``: an attribute, or a method taking the query or not), or None."""
     numbers = getattr(memory, "context_numbers", None)
     if numbers is None:
-        return None
-    if callable(numbers):
-        numbers = numbers(query) if _accepts(numbers, "query") else numbers()
-    return frozenset(numbers)
+        return lambda question: None
+    if not callable(numbers):
+        return lambda question: frozenset(memory.context_numbers)
+    if _accepts(numbers, "query"):
+        return lambda question: frozenset(numbers(question))
+    return lambda question: frozenset(numbers())
 
 
 def _ambiguous(conversation: LongConversation, needles: dict[str, str]) -> tuple[str, ...]:
     wanted = sorted({e for q in conversation.questions for e in q.evidence},
                     key=conversation.position)
-    texts = list(needles.items())
-    return tuple(e for e in wanted
-                 if any(needles[e] in text for other, text in texts if other != e))
+    everything = "\x00".join(needles.values())      # no needle holds a \x00
+    return tuple(e for e in wanted                    # found in another turn's text too
+                 if everything.count(needles[e]) > needles[e].count(needles[e]))
 
 
 # -- the evaluator --------------------------------------------------------------------
+def _size_reader(memory, with_query: bool) -> Callable[[str], int | None]:
+    """``question -> the size the memory reports for its context`` (its
+    ``context_size``; None from a memory that reports none)."""
+    size = getattr(memory, "context_size", None)
+    if not callable(size):
+        return lambda question: None
+    if with_query and _accepts(size, "query"):
+        return lambda question: size(query=question)
+    return lambda question: size()
+
+
+def _check_sizes(memory, label: str, picked: Sequence[int], loads: dict) -> None:
+    """Re-count the sampled loads with the memory's own rule (``recount``); raise
+    ValueError naming the first that disagrees with what the memory reported."""
+    recount = getattr(memory, "recount", None)
+    if not callable(recount):
+        raise ValueError(f"check needs a memory that can re-count its context (recount()); "
+                         f"{label!r} reports context_size but has no recount")
+    for i in picked:
+        query, reported = loads[i]
+        found = recount(query=query) if query is not None else recount()
+        if found != reported:
+            raise ValueError(f"memory {label!r}, question {i}: it reports a context of "
+                             f"{reported} but re-counting it by its own rule gives {found}")
+
+
 def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str | None = None,
-             *, measure: CachedMeasure | Measure | None = None, rule: str = "auto") -> EvalRun:
+             *, measure: CachedMeasure | Measure | None = None, rule: str = "auto",
+             sizes: str = "memory", check: int = 0) -> EvalRun:
     """Feed ``conversation`` into ``factory(measure)``, then build each question's context.
 
     ``factory``: ``measure -> memory`` (or a function of no argument), called once; the
     memory should measure with the ``measure`` it is given so its tokenizer calls are
     counted and cached. ``measure``: a :class:`CachedMeasure` to share, or a measure to
     cache (default tiktoken ``cl100k_base``); ``rule``: "auto", "text" or "numbers"
-    (see the module docstring). Returns an :class:`EvalRun`.
+    (see the module docstring). ``sizes``: where the context sizes come from,
+    ``"memory"`` (the default: the size the memory reports with ``context_size(query)``
+    under its own counting rule, no tokenizer call; a memory without it is measured) or
+    ``"measured"`` (every context text measured whole). ``check``: int >= 0, how many
+    loads (a seeded sample of the questions) to re-count with the memory's own rule
+    (its ``recount(query)``) against what it reported: any disagreement raises.
+    Returns an :class:`EvalRun`.
 
     Raises TypeError for a factory that is not callable or builds something without
     ``add``/``context``, ValueError for a memory that is not empty, a conversation
-    without turns or questions, an unknown rule, or ``rule="numbers"`` with a memory
-    that reports no ``context_numbers``. Errors of the memory itself propagate.
+    without turns or questions, an unknown rule or sizes, a bad check, ``rule="numbers"``
+    with a memory that reports no ``context_numbers``, or a size that re-counting
+    contradicts. Errors of the memory itself propagate.
     """
     if not isinstance(conversation, LongConversation):
         raise TypeError(f"conversation must be a kit.locomo.LongConversation, "
@@ -200,6 +269,9 @@ def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str |
         raise ValueError(f"conversation {conversation.name!r} has no questions to evaluate")
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
+    if sizes not in SIZES:
+        raise ValueError(f"sizes must be one of {', '.join(SIZES)}; got {sizes!r}")
+    check_int("check", check, 0)
     cache = measure if isinstance(measure, CachedMeasure) else CachedMeasure(measure)
     memory, label = _build(factory, cache, name)
     model_calls = _count_models(memory)
@@ -214,15 +286,22 @@ def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str |
     add_model, add_tokenizer = model_calls(), cache.calls - start
 
     start, results, last = cache.calls, [], None
-    used_rule = None
+    used_rule, loads = None, {}
+    reported_size = (_size_reader(memory, with_query) if sizes == "memory"
+                     else lambda question: None)
+    reported_numbers = _numbers_reader(memory)
     for i, q in enumerate(conversation.questions):
         if last is None or with_query:
             text = memory.context(query=q.question) if with_query else memory.context()
-            numbers = _reported_numbers(memory, q.question)
-            if last is None or text != last[0]:
-                last = (text, _squash(text), cache.once(text), numbers)
+            numbers = reported_numbers(q.question)
+            reported = reported_size(q.question)
+            if reported is not None:
+                loads[i] = (q.question if with_query else None, reported)
+            if last is not None and text == last[0]:        # the same context again
+                last = (text, last[1], last[2] if reported is None else reported, numbers)
             else:
-                last = last[:3] + (numbers,)
+                last = (text, _Squashed(text), cache.once(text) if reported is None else reported,
+                        numbers)
         _, squashed, tokens, numbers = last
         if rule == "numbers" and numbers is None:
             raise ValueError(f"rule='numbers' needs a memory that reports context_numbers; "
@@ -232,10 +311,13 @@ def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str |
             found = tuple(e for e in q.evidence if conversation.position(e) in numbers)
         else:
             found = tuple(e for e in q.evidence if needles[e] in squashed)
-        answer = (None if q.category == 5 or not q.answer
-                  else _squash(q.answer) in squashed)
+        answer = None if q.category == 5 or not q.answer else _squash(q.answer) in squashed
         results.append(QuestionResult(i, q.category, q.question, q.evidence, found, answer,
                                       tokens))
+    if check and loads:
+        _check_sizes(memory, label, sorted(random.Random(0).sample(sorted(loads),
+                                                                   min(check, len(loads)))),
+                     loads)
     return EvalRun(conversation.name, label, len(conversation.turns), tuple(results),
                    cache.unit, used_rule, "keywords" if keywords else "prefix", add_model,
                    model_calls() - add_model, add_tokenizer, cache.calls - start,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from kit.tokens import Measure, measured
 
@@ -54,9 +55,13 @@ class Message:
         when the speaker is known).
 
         Further lines of a multi-line content are indented by two spaces, so no text
-        a user typed can pass for a ``role:`` line or a prompt header.
+        a user typed can pass for a ``role:`` line or a prompt header. Built once, when
+        the message is made (it is immutable), as a context is rendered at every turn.
         """
-        return f"{self.label}: {indent_continuation(self.content)}"
+        return self._line
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_line", f"{self.label}: {indent_continuation(self.content)}")
 
     def chat(self) -> dict[str, str]:
         """The message as an OpenAI-style chat dict ``{"role", "content"}``; a known
@@ -155,10 +160,13 @@ def speaker_in_text(messages: Sequence[Message]) -> list[Message]:
             if isinstance(m, Message) and m.speaker else m for m in messages]
 
 
+_LINE = attrgetter("_line")      # Message.line() without the call, for rendering
+
+
 def render(messages: list[Message]) -> str:
     """Messages as transcript lines, one ``"role: content"`` (or ``"speaker: content"``)
     per line."""
-    return "\n".join(m.line() for m in messages)
+    return "\n".join(map(_LINE, messages))
 
 
 def as_chat(messages: list[Message]) -> list[dict[str, str]]:

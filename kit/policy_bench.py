@@ -56,7 +56,8 @@ from dataclasses import dataclass
 
 from kit.extractive import make_extractive_summariser
 from kit.locomo import CATEGORIES, LongConversation
-from kit.memory import RecallMemory, RecallSearch, SummaryMemory, TokenWindow, TurnIndex
+from kit.memory import (RecallMemory, RecallSearch, SharedScores, SummaryMemory, TokenWindow,
+                        TurnIndex)
 from kit.memory_eval import CachedMeasure, MemoryFactory, evaluate
 from kit.memory_scores import EvalRun
 from kit.tokens import Measure
@@ -144,22 +145,24 @@ def pick_strategies(names: Iterable[str] | None = None) -> list[str]:
     return picked
 
 
-def _factory(name: str, budget: int, search: dict) -> MemoryFactory:
+def _factory(name: str, budget: int, search: dict, shared: SharedScores | None) -> MemoryFactory:
     """``measure -> fresh memory`` for strategy ``name`` at ``budget``; ``search``:
     RecallSearch keywords for the recall strategies (a real ``embedder`` or
-    ``decompose`` model)."""
+    ``decompose`` model); ``shared``: score arrays shared by their indexes."""
     def summariser(measure: Measure):
         return make_extractive_summariser(max(1, budget // 4), measure)
 
     def recall(measure: Measure, **options):
-        return RecallMemory(budget, measure, search=RecallSearch(**search), **options)
+        return RecallMemory(budget, measure, search=RecallSearch(TurnIndex(shared=shared),
+                                                                 **search), **options)
 
     builders: dict[str, Callable[[Measure], object]] = {
         "sliding window": lambda m: TokenWindow(budget, m, count="rendered"),
         "summary": lambda m: SummaryMemory(summariser(m), budget, 6, m, count="rendered"),
         "BM25": lambda m: RecallMemory(budget, m, keep_recent=0, recent=0, search=RecallSearch(
             TurnIndex(spread=(0.0, 0.0), speaker_boost=0.0, feedback=(0, 0),
-                      index_speaker=False, index_date=False, resolve_dates=False),
+                      index_speaker=False, index_date=False, resolve_dates=False,
+                      shared=shared),
             split=False)),
         "recall": lambda m: recall(m),
         "recall + RRF": lambda m: recall(m, fuse_recent=True),
@@ -174,16 +177,19 @@ def _factory(name: str, budget: int, search: dict) -> MemoryFactory:
 
 
 def strategy_factories(budget: int, names: Iterable[str] | None = None, *,
-                       search: dict | None = None) -> dict[str, MemoryFactory]:
+                       search: dict | None = None,
+                       shared: SharedScores | None = None) -> dict[str, MemoryFactory]:
     """Strategy name -> factory ``measure -> fresh memory`` at ``budget`` (int >= 1, in
     the measure's unit), for :func:`kit.memory_eval.evaluate_all`. ``names``: which
     strategies (default all, see :func:`pick_strategies`); ``search``: RecallSearch
     keywords for the recall strategies (``embedder=``, ``decompose=``: a real model;
-    checked by RecallSearch). Raises TypeError / ValueError naming a bad budget,
-    strategy or search option."""
+    checked by RecallSearch); ``shared``: a :class:`~kit.memory.SharedScores` the
+    recall strategies' indexes share (the same turns, scored once for all of them).
+    Raises TypeError / ValueError naming a bad budget, strategy or search option."""
     budget, search = check_budget(budget), dict(search or {})
     RecallSearch(**search)                       # checked once, here
-    return {name: _factory(name, budget, search) for name in pick_strategies(names)}
+    TurnIndex(shared=shared)
+    return {name: _factory(name, budget, search, shared) for name in pick_strategies(names)}
 
 
 def run_policy_benchmark(conversations: Iterable[LongConversation],
@@ -191,14 +197,18 @@ def run_policy_benchmark(conversations: Iterable[LongConversation],
                          strategies: Iterable[str] | None = None, *,
                          measure: CachedMeasure | Measure | None = None,
                          clock: Callable[[], float] = time.perf_counter,
-                         search: dict | None = None) -> list[PolicyRun]:
+                         search: dict | None = None, check: int = 0) -> list[PolicyRun]:
     """Evaluate every strategy at every budget on every conversation.
 
     Runs come conversation by conversation, then budget by budget (in the order given),
     then strategy by strategy. ``measure``: a :class:`CachedMeasure` to share (pass one
     to read its ``calls`` afterwards), or a measure to cache (default tiktoken
     ``cl100k_base``); ``clock``: seconds, read before and after each run; ``search``:
-    RecallSearch keywords for the recall strategies (see :func:`strategy_factories`).
+    RecallSearch keywords for the recall strategies (see :func:`strategy_factories`);
+    ``check``: loads per run whose context size is re-counted by the memory's own rule
+    (:func:`kit.memory_eval.evaluate`'s check mode; 0: none). The recall strategies'
+    indexes share one :class:`~kit.memory.SharedScores`: a question is scored once per
+    index content and settings, whatever the budget.
     Returns a list of :class:`PolicyRun`. Raises ValueError for no conversations, no
     budgets or a repeated budget, TypeError for budgets that are not a list of ints,
     and as :func:`strategy_factories` and :func:`kit.memory_eval.evaluate` do; nothing
@@ -217,12 +227,13 @@ def run_policy_benchmark(conversations: Iterable[LongConversation],
         raise ValueError(f"budgets repeated: {twice}")
     names = pick_strategies(strategies)
     cache = measure if isinstance(measure, CachedMeasure) else CachedMeasure(measure)
-    results = []
+    shared, results = SharedScores(), []        # one conversation's turns, scored once
     for conversation in conversations:
         for budget in budgets:
-            for name, factory in strategy_factories(budget, names, search=search).items():
+            for name, factory in strategy_factories(budget, names, search=search,
+                                                    shared=shared).items():
                 start = clock()
-                run = evaluate(conversation, factory, name, measure=cache)
+                run = evaluate(conversation, factory, name, measure=cache, check=check)
                 results.append(PolicyRun(name, budget, run, clock() - start))
     return results
 

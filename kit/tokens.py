@@ -212,6 +212,19 @@ def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | Non
     return total
 
 
+def inner_measure(measure: Measure) -> Measure:
+    """The measure under the wrappers that return exactly what it returns: a
+    :class:`CallCounter`'s ``measure``, or the ``wrapped`` measure of an object that
+    declares one (:class:`kit.memory_eval.CachedMeasure`), however deeply nested."""
+    while True:
+        if isinstance(measure, CallCounter):
+            measure = measure.measure
+        elif callable(getattr(measure, "wrapped", None)):
+            measure = measure.wrapped
+        else:
+            return measure
+
+
 def measure_name(measure: Measure) -> str:
     """A name that tells measures of one unit apart (``"approx_tokens"``,
     ``"cl100k_tokens"``, ``"tiktoken_o200k_base"``): the function's ``__name__``, looking
@@ -234,19 +247,24 @@ def measured(measure: Measure, text: str) -> int:
 class CallCounter:
     """Wrap a measure and count its calls: ``CallCounter(count_words)("a b") == 2``.
 
-    ``calls`` is the number of calls so far; ``unit`` is the wrapped measure's unit.
-    Used to show that a memory measures each message once, not on every add.
+    ``calls`` is the number of calls so far; ``encoded``: the sizes they returned, added
+    up (with a tokenizer: the tokens encoded, all of them work); ``unit`` is the wrapped
+    measure's unit. Used to show that a memory measures each message once, not on every
+    add: counting once encodes each token of the conversation once.
     """
 
     def __init__(self, measure: Measure) -> None:
         if not callable(measure):
             raise TypeError(f"CallCounter wraps a measure str -> int, got {measure!r:.60}")
-        self.measure, self.calls = measure, 0
+        self.measure, self.calls, self.encoded = measure, 0, 0
         self.unit = unit_of(measure)
 
     def __call__(self, text: str) -> int:
         self.calls += 1
-        return self.measure(text)
+        size = self.measure(text)
+        if isinstance(size, int):
+            self.encoded += size
+        return size
 
     def __repr__(self) -> str:
         return f"CallCounter({getattr(self.measure, '__name__', 'measure')}, calls={self.calls})"

@@ -268,3 +268,27 @@ def test_memory_policy_benchmark_without_data_says_how_to_get_it(tmp_path):
     done = subprocess.run([sys.executable, "benchmarks/memory_policy.py", "--conversations",
                            "26"], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2 and "--conversations needs --data" in done.stderr
+
+
+def test_recall_load_benchmark_prints_its_table():
+    done = subprocess.run([sys.executable, "benchmarks/recall_load.py", "--messages", "40,120",
+                           "--repeat", "1"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == ("shopping chat, budget 2,000 cl100k tokens, context loaded at every "
+                        "user turn")
+    assert re.split(r"\s{2,}", lines[1]) == ["memory", "messages", "wall (ms)", "x floor",
+                                             "us per add", "us per load",
+                                             "per load / per load at 40"]
+    rows = [re.split(r"\s{2,}", line) for line in lines[3:]]
+    assert [row[:2] for row in rows] == [["floor", "40"], ["recall memory", "40"],
+                                         ["floor", "120"], ["recall memory", "120"]]
+    assert rows[0][3] == rows[2][3] == "1.00" and rows[1][6] == "1.00"
+    assert rows[0][6] == "-" and float(rows[3][6]) > 0
+
+
+def test_recall_load_benchmark_refuses_bad_arguments():
+    done = subprocess.run([sys.executable, "benchmarks/recall_load.py", "--messages", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--messages must be >= 2" in done.stderr

@@ -3,8 +3,14 @@
 Prompts are built with the real :func:`kit.memory.build_summary_prompt`, so a change of
 prompt layout breaks these tests rather than the summariser silently.
 """
+import random
+import re
+from collections import Counter
+
 import pytest
 
+import kit.extractive
+import kit.tokens
 from kit.conversations import (LAPTOP_TURNS, PLANTED_FACTS, facts_in, replay,
                                shopping_chat)
 from kit.extractive import (extract_summary, extractive_summariser, fact_kinds, fact_score,
@@ -12,7 +18,9 @@ from kit.extractive import (extract_summary, extractive_summariser, fact_kinds, 
                             split_sentences)
 from kit.memory import CARELESS_PROMPT, SummaryMemory, build_summary_prompt
 from kit.messages import make_message
-from kit.tokens import approx_tokens, count_words
+from kit.synthetic import synthetic_conversation
+from kit.tokens import (MAX_RUN, CallCounter, approx_tokens, cl100k_tokens, count_characters,
+                        count_words)
 
 OPENING_SUMMARY = ("[user] Hi, my order id is 88412.\n"
                    "[user] I'm allergic to peanuts, and my budget is Rs 60000.\n"
@@ -289,3 +297,173 @@ def test_bad_prompt_and_turns_are_named():
         extract_summary("", ["user: hi"])
     with pytest.raises(TypeError, match="summary must be a str"):
         extract_summary(None, [])
+
+
+# --- each sentence's work done once ---------------------------------------------------
+
+class Recorder(CallCounter):
+    """A CallCounter that also counts each text it measures."""
+
+    def __init__(self, measure):
+        super().__init__(measure)
+        self.texts = Counter()
+
+    def __call__(self, text):
+        self.texts[text] += 1
+        return super().__call__(text)
+
+
+def reference_summary(summary, turns, cap, measure):
+    """The cap rule as first written: the whole kept set measured for every candidate."""
+    said = []
+    for sentence in split_sentences(summary):
+        tag = re.match(r"\[(user|assistant)\] ", sentence)
+        said.append((tag.group(1), sentence[tag.end():]) if tag else ("", sentence))
+    for role, content in turns:
+        said += [(role, s) for s in split_sentences(content)]
+    if not said:
+        return ""
+
+    def render(items):
+        return "\n".join(f"[{role}] {text}" if role else text for role, text in items)
+
+    def key(text):
+        return " ".join(text.casefold().split())
+
+    newest = {key(text): i for i, (_, text) in enumerate(said)}
+    candidates = [i for i, (_, text) in enumerate(said)
+                  if newest[key(text)] == i and fact_score(text) > 0] or [len(said) - 1]
+    ranked = sorted(candidates, reverse=True,
+                    key=lambda i: (fact_score(said[i][1]), said[i][0] != "assistant", i))
+    kept = []
+    for i in ranked:
+        if measure(render([said[j] for j in sorted(kept + [i])])) <= cap:
+            kept = sorted(kept + [i])
+    if kept:
+        return render([said[j] for j in kept])
+    role, text = said[ranked[0]]
+    words, keep = text.split(), 1
+    while keep < len(words) and measure(render([(role, " ".join(words[:keep + 1]))])) <= cap:
+        keep += 1
+    return render([(role, " ".join(words[:keep]))])
+
+
+PIECES = ("order id budget Rs 500 $12.50 1.5 kg allergic never at most Zenbook Meera Pune Dr. "
+          "e.g. May 5 may Monday tomorrow 10:30 5pm 2024-05-01 A-1234 #88 88412 1,299.50 3 hi "
+          "thanks I'm it's , . ! ? ; : ( ) [ ] \" ' - / ... ?! 東京 naïve 😀").split()
+
+
+def random_sentence(rng):
+    words = [rng.choice(PIECES) for _ in range(rng.randint(1, 12))]
+    return rng.choice([" ", " ", "  ", "\t", ""]).join(words) + rng.choice([".", "!", "?", ""])
+
+
+def random_turn_text(rng):
+    separators = [" ", "\n", ". ", ".; ", " [user] ", " [assistant] ", "\r\n", "\u2028"]
+    return "".join(random_sentence(rng) + rng.choice(separators)
+                   for _ in range(rng.randint(0, 6)))
+
+
+def random_summary(rng):
+    return "\n".join(rng.choice(["[user] ", "[assistant] ", "", "[user]  ", "[bot] "])
+                     + random_sentence(rng) for _ in range(rng.randint(0, 8)))
+
+
+MEASURES = {
+    "approx_tokens": lambda: approx_tokens, "count_words": lambda: count_words,
+    "count_characters": lambda: count_characters, "len": lambda: len,
+    "cl100k_tokens": lambda: cl100k_tokens,
+    "CallCounter(cl100k)": lambda: CallCounter(cl100k_tokens),
+    "a lambda": lambda: (lambda s: len(s) // 3 + s.count("a")),    # counted whole
+}
+
+
+@pytest.mark.parametrize("name", MEASURES)
+def test_the_summary_equals_the_first_written_rule_on_random_inputs(name):
+    rng, measure = random.Random(name), MEASURES[name]()
+    for _ in range(300):
+        summary = random_summary(rng)
+        turns = [(rng.choice(["user", "assistant", "user", ""]), random_turn_text(rng))
+                 for _ in range(rng.randint(0, 6))]
+        cap = rng.choice([1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 120, 1000])
+        assert extract_summary(summary, turns, cap, measure) == reference_summary(
+            summary, turns, cap, measure), (summary, turns, cap)
+
+
+@pytest.mark.parametrize("measure", [approx_tokens, count_words, cl100k_tokens],
+                         ids=lambda m: m.__name__)
+def test_a_summariser_over_a_long_chat_equals_the_first_written_rule(measure):
+    # the summariser keeps its lines' sizes from call to call: the summary is the same
+    conversation = synthetic_conversation(4, 20, seed=2)
+    turns = [("user" if t.speaker == conversation.speakers[0] else "assistant", t.text)
+             for t in conversation.turns]
+    summariser, summary, expected = make_extractive_summariser(60, measure), "", ""
+    for start in range(0, len(turns), 5):
+        summary = summariser(prompt(summary, turns[start:start + 5]))
+        expected = reference_summary(expected, turns[start:start + 5], 60, measure)
+        assert summary == expected
+
+
+@pytest.mark.parametrize("measure, texts", [
+    (count_words, "lines"),                 # one size a line: its words
+    (cl100k_tokens, "lines and breaks"),    # a line with its break, the last one without
+])
+def test_a_growing_conversation_measures_each_distinct_line_once(measure, texts):
+    counter = Recorder(measure)
+    summariser = make_extractive_summariser(40, counter)
+    memory = SummaryMemory(summariser, budget=120, keep_recent=4, measure=measure)
+    conversation = synthetic_conversation(6, 20, seed=1)
+    replay(memory, [("user" if i % 2 == 0 else "assistant", t.text)
+                    for i, t in enumerate(conversation.turns)])
+    assert memory.compactions >= 40
+    assert max(counter.texts.values()) == 1                 # no text measured twice
+    assert counter.calls == len(counter.texts) < 4 * memory.compactions
+    lines = [text.removesuffix("\n") for text in counter.texts]
+    assert not any("\n" in line for line in lines)          # never the kept set joined
+    if texts == "lines":
+        assert not any(text.endswith("\n") for text in counter.texts)
+
+
+def test_a_measure_the_kit_does_not_know_measures_the_joined_summary():
+    seen = []
+
+    def spy(text):                            # may count a join in any way
+        seen.append(text)
+        return len(text.split())
+
+    summary = extract_summary("", LAPTOP_TURNS, cap=24, measure=spy)
+    assert summary == extract_summary("", LAPTOP_TURNS, cap=24, measure=count_words)
+    assert any("\n" in text for text in seen)
+
+
+@pytest.mark.parametrize("max_run", [MAX_RUN, 5])
+def test_cl100k_counts_lines_joined_by_breaks_as_the_sum_of_their_parts(max_run, monkeypatch):
+    # why a line's size can be added up: each line with its break, the last without
+    monkeypatch.setattr(kit.tokens, "MAX_RUN", max_run)      # 5: long runs cut in every line
+    rng = random.Random(max_run)
+    alphabet = "aZé9'.,!?-/[]()\"東😀 \t" + "x" * 8
+    for _ in range(400):
+        lines = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30))).strip() or "x"
+                 for _ in range(rng.randint(1, 6))]
+        parts = [cl100k_tokens(line + "\n") for line in lines[:-1]] + [cl100k_tokens(lines[-1])]
+        assert cl100k_tokens("\n".join(lines)) == sum(parts), lines
+
+
+def test_each_sentences_fact_kinds_are_worked_out_once():
+    kit.extractive._kinds.cache_clear()
+    text = prompt("", shopping_chat(40))
+    first = extractive_summariser(text)
+    misses = kit.extractive._kinds.cache_info().misses
+    distinct = {s for _, content in shopping_chat(40) for s in split_sentences(content)}
+    assert 0 < misses <= len(distinct)
+    assert extractive_summariser(text) == first
+    assert kit.extractive._kinds.cache_info().misses == misses     # all from the cache
+
+
+def test_the_benchmark_cache_is_seen_through_so_lines_are_added_not_rejoined():
+    from kit.extractive import _join_rule
+    from kit.memory_eval import CachedMeasure
+    from kit.tokens import CallCounter, count_words
+    assert _join_rule(CachedMeasure()) == "lines"                 # cl100k under the cache
+    assert _join_rule(CallCounter(CachedMeasure(count_words))) == "words"
+    assert _join_rule(lambda text: len(text.split())) is None     # unknown: measure joins

@@ -86,6 +86,45 @@ def test_a_memory_without_speaker_keywords_gets_the_name_in_the_text():
         "user: Ann: Vera now lives in Quito.\nassistant: Bob: Do you still have the kayak?")}
 
 
+def test_a_memory_that_counts_what_it_renders_reports_its_size_and_nothing_is_measured():
+    """count="rendered": the label "Ann: " (1 word) + the text + one separator (0
+    words) per turn; the window holds turns 9-12 (1+3, 1+5, 1+5, 1+6 = 23 <= 25 words,
+    turn 8 would make 28) and the evaluator takes the memory's figure, measuring no
+    context; measured whole, the text gives the same 23 words."""
+    r = run(lambda m: TokenWindow(25, measure=m, count="rendered"))
+    assert {q.context_tokens for q in r.results} == {23}
+    assert r.query_tokenizer_calls == 0
+    measured = run(lambda m: TokenWindow(25, measure=m, count="rendered"), sizes="measured")
+    assert {q.context_tokens for q in measured.results} == {count_words(
+        "Ann: How is work?\nBob: I started at Orbit Labs.\nAnn: Vera now lives in Quito.\n"
+        "Bob: Do you still have the kayak?")} == {23}
+    assert measured.query_tokenizer_calls == 1
+
+
+def test_the_check_re_counts_every_load_of_every_strategy():
+    """Every strategy of the memory-policy benchmark, every load re-counted from the
+    texts by the memory's own rule: no disagreement."""
+    from kit.policy_bench import run_policy_benchmark
+    runs = run_policy_benchmark([synthetic_conversation(6, 16, seed=2)], (600, 1500),
+                                check=10 ** 6)
+    assert len(runs) == 12 and all(r.run.results for r in runs)
+
+
+class Misreports(TokenWindow):
+    """A window whose stored sizes have gone stale: it reports one word too many once
+    it holds more than three turns."""
+
+    def context_size(self, query=None):
+        return super().context_size(query) + (len(self.turns) > 3)
+
+
+def test_the_check_fails_on_a_size_that_re_counting_contradicts():
+    run(lambda m: Misreports(25, measure=m, count="rendered"))        # no check: not seen
+    with pytest.raises(ValueError, match=r"question 3: it reports a context of 24 but "
+                                         r"re-counting it by its own rule gives 23"):
+        run(lambda m: Misreports(25, measure=m, count="rendered"), check=1)
+
+
 def test_the_question_is_not_added_and_turns_go_in_once():
     built = []
 
@@ -201,6 +240,10 @@ def test_questions_without_evidence_are_not_rated():
      "rule must be one of auto, text, numbers; got 'exact'"),
     (lambda m: SlidingWindow(4, measure=m), SMALL, {"rule": "numbers"}, ValueError,
      "needs a memory that reports context_numbers"),
+    (lambda m: SlidingWindow(4, measure=m), SMALL, {"sizes": "exact"}, ValueError,
+     "sizes must be one of memory, measured; got 'exact'"),
+    (lambda m: SlidingWindow(4, measure=m), SMALL, {"check": -1}, ValueError, "check"),
+    (lambda m: SlidingWindow(4, measure=m), SMALL, {"check": 1.5}, TypeError, "check"),
 ])
 def test_bad_input(factory, conversation, kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -272,3 +315,23 @@ def test_evaluate_all_names_arguments_of_the_wrong_kind(conversations, strategie
     conversations = {"one": conversation, "list": [conversation]}.get(conversations, conversations)
     with pytest.raises(error, match=message):
         evaluate_all(conversations, strategies, measure=count_words)
+
+
+def test_the_lazy_squash_finds_exactly_what_the_squashed_text_holds():
+    """The evaluator settles most answers on the lowercased text; on random texts of
+    words, runs of spaces, tabs and line breaks it agrees with squashing every time."""
+    import random
+
+    from kit.memory_eval import _squash, _Squashed
+    rng = random.Random(0)
+    words = ["a", "b", "New", "york", "x\ty", " ", "\n", "c.", "York", "İ"]
+    checked = 0
+    for _ in range(5000):
+        text = "".join(rng.choice(words) + rng.choice([" ", "  ", "\n", "", "\t"])
+                       for _ in range(rng.randint(0, 12)))
+        needle = _squash("".join(rng.choice(words) + rng.choice([" ", "\n", ""])
+                                 for _ in range(rng.randint(1, 3))))
+        if needle:
+            assert (needle in _Squashed(text)) == (needle in _squash(text)), (text, needle)
+            checked += 1
+    assert checked > 4000

@@ -158,7 +158,10 @@ def test_each_turn_is_measured_and_tokenised_once():
         memory.context(query)
         memory.context_numbers(query)                      # the same plan, not searched again
         assert counter.calls == before + 1
-    assert memory.index.tokenized == 120 + 2 * len(QUERIES)
+    assert memory.index.tokenized == 120 + len(QUERIES)    # asked again: the scores are kept
+    memory.add("user", "One more turn about trains")           # an add clears them
+    memory.context("trains")
+    assert memory.index.tokenized == 121 + len(QUERIES) + 1
 
 
 # -- summary ---------------------------------------------------------------------------

@@ -365,3 +365,14 @@ def test_model_replies_are_read_for_their_questions_only():
     search = RecallSearch(decompose=lambda p: calls.append(p) or 42)
     assert search.parts("What pets and hobbies?") == ["What pets", "hobbies?"]
     assert search.failures["decompose"] == 1 and search.last["decompose failed"] == ["TypeError"]
+
+
+def test_the_stopwords_are_bm25s_list_read_without_importing_its_engine():
+    import subprocess
+    import sys
+    code = ("import sys; from kit.ranking.bm25 import recall_stopwords, KEPT_WORDS; "
+            "words = recall_stopwords(); print('bm25s' in sys.modules); "
+            "from bm25s.stopwords import STOPWORDS_EN_PLUS as PLUS; "
+            "print(words == frozenset(PLUS) - KEPT_WORDS, len(words))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["False", "True", "172"], done.stderr

@@ -22,7 +22,7 @@ import pytest
 from kit.conversations import shopping_chat
 from kit.extractive import make_extractive_summariser
 from kit.locomo import load_locomo_dir
-from kit.memory import RecallMemory, SummaryMemory, TokenWindow
+from kit.memory import RecallMemory, SharedScores, SummaryMemory, TokenWindow
 from kit.memory_eval import CachedMeasure, render_turn
 from kit.policy_bench import BUDGETS, strategy_factories
 from kit.synthetic import synthetic_conversation
@@ -53,10 +53,12 @@ def _questions_run(conversation, factory, measure) -> list[str]:
 
 
 def _policy_runs(conversations, budgets) -> dict[str, list[str]]:
-    measure, runs = CachedMeasure(), {}
+    """As the benchmark runs them: one measure cache, and the recall strategies'
+    indexes sharing their scores and rankings (:class:`kit.memory.SharedScores`)."""
+    measure, runs, shared = CachedMeasure(), {}, SharedScores()
     for conversation in conversations:
         for budget in budgets:
-            for name, factory in strategy_factories(budget).items():
+            for name, factory in strategy_factories(budget, shared=shared).items():
                 runs[f"{conversation.name} {name} {budget}"] = _questions_run(
                     conversation, factory, measure)
     return runs
@@ -91,6 +93,8 @@ def chat_runs() -> dict[str, list[str]]:
     runs["synthetic live recall 800"] = _live(RecallMemory(800, measure), turns, True)
     runs["synthetic live hybrid 800"] = _live(RecallMemory(
         800, measure, summariser=make_extractive_summariser(200, measure)), turns, True)
+    runs["synthetic unshared recall 1000"] = _questions_run(     # scored alone: the same
+        synthetic_conversation(8, 20, seed=3), strategy_factories(1000)["recall"], measure)
     return runs
 
 

@@ -257,3 +257,12 @@ def test_long_unbroken_runs_are_counted_high_never_low(encoding, monkeypatch):
     spaces = 1_000_000
     for count in counters:
         assert -(-spaces // 128) <= count(" " * spaces) <= -(-spaces // 128) + spaces // real_limit
+
+
+def test_inner_measure_looks_through_the_wrappers_that_return_what_they_wrap():
+    from kit.memory_eval import CachedMeasure
+    from kit.tokens import CallCounter, count_words, inner_measure
+    assert inner_measure(count_words) is count_words
+    assert inner_measure(CallCounter(CachedMeasure(CallCounter(count_words)))) is count_words
+    lookalike = type("Lookalike", (), {"wrapped": None, "__call__": lambda self, t: 0})()
+    assert inner_measure(lookalike) is lookalike          # no callable wrapped: itself

@@ -31,7 +31,7 @@ from kit.memory.summary import (CARELESS_PROMPT, SUMMARY_PROMPT, SummaryMemory,
                                 build_summary_prompt, checked_summary, compact,
                                 split_for_compaction)
 from kit.memory.triggers import Firing, OverBudget, TooManyTurns, TooOld
-from kit.memory.turn_index import TurnIndex, light_stem, recall_tokenize
+from kit.memory.turn_index import SharedScores, TurnIndex, light_stem, recall_tokenize
 from kit.memory.window import SlidingWindow, TokenWindow, fit_budget
 from kit.prompts import SHORTEN_PROMPT, STRUCTURED_SHORTEN_PROMPT
 
@@ -42,5 +42,5 @@ __all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHis
            "Compactor", "SHORTEN_PROMPT", "STRUCTURED_SHORTEN_PROMPT", "fold_spans",
            "rebuild_summary", "resummarise", "Firing", "OverBudget", "TooManyTurns", "TooOld",
            "BackgroundSummaryMemory", "RecallMemory", "RecallPlan", "RecallSearch",
-           "split_query", "TurnIndex", "light_stem",
+           "split_query", "TurnIndex", "SharedScores", "light_stem",
            "recall_tokenize", "allocate", "Part", "PartResult", "Allocation"]

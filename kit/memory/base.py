@@ -101,6 +101,27 @@ class Memory:
         """
         return self.fixed_tokens + self.turn_tokens
 
+    def context_size(self, query: str | None = None) -> int | None:
+        """Size of ``context(query)`` under this memory's counting rule (``count``, see
+        :mod:`kit.sizing`), from the sizes it already holds: nothing is measured. Here
+        :attr:`size` with ``count="rendered"`` or ``"billed"``; None with ``"text"``,
+        which leaves the labels out, so the memory does not know what its context
+        text costs (measure the text instead)."""
+        return None if self.count == "text" else self.size
+
+    def recount(self, query: str | None = None) -> int:
+        """:meth:`context_size` measured again from the texts, with the memory's measure
+        and counting rule and none of its stored sizes: a check that what it holds is
+        right (the evaluator's check mode compares the two)."""
+        rule = SizeRule(self.measure, self.count)
+        total = rule.overhead
+        if self.system:
+            total += rule.message("system", self.system.content)
+        summary = getattr(self, "summary", "")
+        if summary:
+            total += rule.summary(summary)
+        return total + sum(rule.message(m.role, m.content, m.speaker) for m in self.turns)
+
     # -- the verbs -------------------------------------------------------------
     def add(self, role: str, content: str, *, speaker: str | None = None,
             when: str | None = None) -> TraceEvent:

@@ -54,7 +54,11 @@ class Part:
     not fit; ``overhead``: tokens charged once, with the first item given (a title);
     ``groups``: one key per item (or empty: no groups); ``group_costs``: key -> tokens
     charged once per group given (a missing key costs 0); ``why``: what the part is, in
-    words, for the report ("never cut", "keep_recent=2").
+    words, for the report ("never cut", "keep_recent=2"); ``unseen``: ``(count, tokens)``,
+    items after the listed ones that the caller has found cannot fit (each costs more
+    than the part can still get, however the listed ones fare: recall memory's
+    candidates beyond the last that fits), counted as cut and in :attr:`wanted` (the
+    tokens they add to it) without being listed.
 
     Raises ValueError naming a bad size, minimum, cap or group list, and TypeError for
     a name that is not a non-empty str, a priority that is not an int (a NaN would make
@@ -72,6 +76,7 @@ class Part:
     groups: tuple[Hashable, ...] = ()
     group_costs: Mapping[Hashable, int] = field(default_factory=dict)
     why: str = ""
+    unseen: tuple[int, int] = (0, 0)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -90,8 +95,9 @@ class Part:
                             f"{self.group_costs!r:.60}")
         object.__setattr__(self, "sizes", tuple(self.sizes))
         object.__setattr__(self, "groups", tuple(self.groups))
-        for i, size in enumerate(self.sizes):
-            _size(f"part {self.name!r}: size of item {i}", size)
+        if self.sizes and (set(map(type, self.sizes)) != {int} or min(self.sizes) < 0):
+            for i, size in enumerate(self.sizes):      # name the first bad one
+                _size(f"part {self.name!r}: size of item {i}", size)
         _size(f"part {self.name!r}: overhead", self.overhead)
         if _size(f"part {self.name!r}: minimum", self.minimum) > len(self.sizes):
             raise ValueError(f"part {self.name!r}: minimum {self.minimum} is more than its "
@@ -103,14 +109,26 @@ class Part:
                              f"{len(self.sizes)} items")
         for key, cost in self.group_costs.items():
             _size(f"part {self.name!r}: cost of group {key!r}", cost)
+        if not isinstance(self.unseen, tuple) or len(self.unseen) != 2:
+            raise ValueError(f"part {self.name!r}: unseen must be a pair (count, tokens), "
+                             f"got {self.unseen!r:.60}")
+        _size(f"part {self.name!r}: unseen count", self.unseen[0])
+        _size(f"part {self.name!r}: unseen tokens", self.unseen[1])
 
     @property
     def wanted(self) -> int:
-        """Tokens the part needs to go in whole: items, overhead and group costs."""
+        """Tokens the part needs to go in whole: items, overhead and group costs (and
+        what its ``unseen`` items add)."""
         if not self.sizes:
-            return 0
+            return self.unseen[1]
         groups = set(self.groups)
-        return self.overhead + sum(self.sizes) + sum(self.group_costs.get(g, 0) for g in groups)
+        return (self.overhead + sum(self.sizes) + sum(self.group_costs.get(g, 0) for g in groups)
+                + self.unseen[1])
+
+    @property
+    def items(self) -> int:
+        """How many items the part has, listed and unseen."""
+        return len(self.sizes) + self.unseen[0]
 
 
 @dataclass(frozen=True)
@@ -193,6 +211,14 @@ class _Ledger:
             extra += part.group_costs.get(part.groups[i], 0)
         return part.sizes[i] + extra
 
+    def give_all(self, part: Part) -> None:
+        """Give every listed item not given yet (the caller checked that they fit)."""
+        rest = part.wanted - part.unseen[1] - self.tokens[part.name]
+        self.given[part.name] += range(len(self.given[part.name]), len(part.sizes))
+        self.tokens[part.name] += rest
+        self.paid[part.name].update(part.groups)
+        self.used += rest
+
     def give(self, part: Part, i: int) -> None:
         cost = self.cost(part, i)
         self.given[part.name].append(i)
@@ -233,7 +259,7 @@ def allocate(budget: int | None, parts: Sequence[Part], unit: str = "tokens") ->
     over = budget is not None and protected > budget
     if over:
         for p in parts:
-            if len(ledger.given[p.name]) < len(p.sizes):
+            if len(ledger.given[p.name]) < p.items:
                 reasons[p.name].append("the protected parts alone exceed the budget")
     else:                                            # 2. the rest, highest priority first
         for p in sorted(parts, key=lambda p: -p.priority):   # sorted() is stable
@@ -241,13 +267,27 @@ def allocate(budget: int | None, parts: Sequence[Part], unit: str = "tokens") ->
     results = []
     for p in parts:
         given = tuple(sorted(ledger.given[p.name]))
-        cut = len(p.sizes) - len(given)
+        cut = p.items - len(given)
         results.append(PartResult(p.name, p.wanted, ledger.tokens[p.name], given, cut,
                                   _reason(p, budget, cut, reasons[p.name])))
     return Allocation(budget, tuple(results), ledger.used, protected, over, unit)
 
 
 def _fill(part: Part, budget: int | None, ledger: _Ledger, reasons: list[str]) -> None:
+    rest = part.wanted - part.unseen[1] - ledger.tokens[part.name]   # the listed items left
+    if ((part.cap is None or ledger.tokens[part.name] + rest <= part.cap)
+            and (budget is None or ledger.used + rest <= budget)):
+        ledger.give_all(part)          # they all fit: the item-by-item walk gives each one
+    else:
+        _walk(part, budget, ledger, reasons)
+    if part.unseen[0]:
+        why = (f"over the part's cap of {part.cap}" if part.cap is not None
+               else "no room left in the budget")
+        if why not in reasons:
+            reasons.append(why)
+
+
+def _walk(part: Part, budget: int | None, ledger: _Ledger, reasons: list[str]) -> None:
     for i in range(part.minimum, len(part.sizes)):
         cost = ledger.cost(part, i)
         if part.cap is not None and ledger.tokens[part.name] + cost > part.cap:
@@ -267,10 +307,10 @@ def _fill(part: Part, budget: int | None, ledger: _Ledger, reasons: list[str]) -
 
 def _reason(part: Part, budget: int | None, cut: int, reasons: list[str]) -> str:
     what = f" ({part.why})" if part.why else ""
-    if not part.sizes:
+    if not part.items:
         return f"empty{what}"
-    if part.minimum == len(part.sizes):
+    if part.minimum == part.items:
         return f"protected{what}"
     if cut == 0:
         return ("all given" if budget is not None else "no budget") + what
-    return f"{cut} of {len(part.sizes)} cut{what}: {'; '.join(reasons)}"
+    return f"{cut} of {part.items} cut{what}: {'; '.join(reasons)}"

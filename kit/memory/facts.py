@@ -22,15 +22,21 @@ line after a ``[user]`` tag (``Zenbook``, ``Priya``, ``José``; months and weekd
 included; not ``It``, ``Thanks`` and the like, nor the words of a Title Case heading).
 It is a heuristic: it errs towards keeping lines, never towards losing them. Every pattern
 is linear in the text's length.
+
+No pattern crosses a "\\n", and a word after one opens a line, so a text's facts are its
+lines' facts together: they are worked out once per distinct line (a bounded LRU cache),
+and a running summary's lines are not read again at every compaction.
 """
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = ["facts_in", "missing_facts", "repair", "off_topic", "MOST"]
 
 MOST = 0.5      # a summary keeping fewer than this share of the facts is rejected
+_CACHED = 1 << 14    # lines whose facts and words are kept (least recently used dropped)
 
 _NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
 _LIST_MARK = re.compile(r"^[ \t]*(?:\[(?:user|assistant)\] |[^\W\d_][\w ]{0,30}: )?"
@@ -89,29 +95,49 @@ def _names(text: str) -> Iterable[str]:
 def facts_in(text: str) -> set[str]:
     """The facts of ``text`` as a set of normalised strings: numbers (see
     :func:`_number`), ids as written, names. Raises TypeError for a non-str."""
+    return set(_of_lines(_line_facts, text))
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _line_facts(line: str) -> frozenset[str]:
+    """:func:`facts_in` of one line (no "\\n"), once per distinct line."""
+    marks = {m.end() for m in _LIST_MARK.finditer(line)}
+    facts = {_number(m.group()) for m in _NUMBER.finditer(line) if m.end() + 1 not in marks}
+    facts |= {m.group() for m in _ID.finditer(line)}
+    facts |= set(_names(line))
+    facts.discard("")
+    return frozenset(facts)
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _line_kept(line: str) -> frozenset[str]:
+    """:func:`_kept` of one line (no "\\n"), once per distinct line."""
+    return _line_facts(line) | {m.group() for m in _WORD.finditer(line)}
+
+
+def _of_lines(of_line: Callable[[str], frozenset[str]], text: str) -> frozenset[str]:
+    """``of_line`` of each line of ``text`` (split at "\\n"), together. Raises TypeError
+    for a non-str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.60}")
-    marks = {m.end() for m in _LIST_MARK.finditer(text)}
-    facts = {_number(m.group()) for m in _NUMBER.finditer(text) if m.end() + 1 not in marks}
-    facts |= {m.group() for m in _ID.finditer(text)}
-    facts |= set(_names(text))
-    facts.discard("")
-    return facts
+    if "\n" not in text:
+        return of_line(text)
+    return frozenset().union(*map(of_line, text.split("\n")))
 
 
-def _kept(text: str) -> set[str]:
+def _kept(text: str) -> frozenset[str]:
     """What a summary holds, to look facts up in: its facts and its words (so a name
     that opens a sentence of the summary still counts as kept)."""
-    return facts_in(text) | {m.group() for m in _WORD.finditer(text)}
+    return _of_lines(_line_kept, text)
 
 
 def missing_facts(sources: Iterable[str], summary: str) -> tuple[list[str], int]:
     """``(missing, needed)``: the facts of ``sources`` (the previous summary and the
     folded turns' texts) that ``summary`` does not hold, sorted, and how many facts the
-    sources have in all."""
+    sources have in all. Raises TypeError for a text that is not a str."""
     needed: set[str] = set()
     for text in sources:
-        needed |= facts_in(text)
+        needed |= _of_lines(_line_facts, text)
     return sorted(needed - _kept(summary)), len(needed)
 
 
@@ -135,7 +161,7 @@ def repair(summary: str, sources: Iterable[str], missing: Iterable[str]) -> str:
     wanted, lines = set(missing), []
     for text in sources:
         for line in text.splitlines():
-            found = facts_in(line) & wanted
+            found = _line_facts(line) & wanted
             if found and line.strip():
                 lines.append(line.strip())
                 wanted -= found

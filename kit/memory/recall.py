@@ -42,11 +42,12 @@ from kit.llm import PromptModel
 from kit.memory.base import Memory
 from kit.memory.budget import Allocation, Part
 from kit.memory.compaction import Backoff, CallSlots, Compactor, check_timeout
-from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, RecallPlan, decide,
-                                    render_context, render_messages)
+from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, Candidates, RecallPlan,
+                                    date_line, decide, render_context, render_messages)
 from kit.memory.recall_search import RecallSearch
 from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
+from kit.ranking.column import Column
 from kit.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
 from kit.tokens import Measure, cl100k_tokens, measured
 from kit.validation import check_budget, check_flag, check_int
@@ -138,6 +139,8 @@ class RecallMemory(Memory):
         self.archive: dict[int, Message] = {}     # turns out of the window, without a store
         self._sizes: dict[str, int] = {}          # date line / title / separator -> size
         self._line_sizes: dict[int, int] = {}     # message number -> its line's size
+        self._columns = _TurnColumns()            # index position -> line cost, day
+        self._lines: dict[int, str] = {}          # message number -> its context line
         self._query_size: tuple[str, int] | None = None
         self._summary_size: tuple[str, int] | None = None
         self._plan_cache: tuple[tuple, RecallPlan] | None = None
@@ -173,8 +176,10 @@ class RecallMemory(Memory):
     def line(self, message: Message) -> str:
         """The message's context line: ``"Caroline: text"``, then its resolved relative
         times if any (``" (yesterday = 7 May 2023)"``)."""
-        note = self.search.note(message.number)
-        return f"{message.line()} {note}" if note else message.line()
+        line = self._lines.get(message.number)
+        if line is None:
+            line = self._lines[message.number] = _line(self.search, message)
+        return line
 
     def line_tokens(self, message: Message) -> int:
         """Size of the message's context line as sent: ``"Caroline: text"``, its note of
@@ -203,6 +208,7 @@ class RecallMemory(Memory):
     def _after_append(self) -> dict:
         message = self.turns[-1]
         self.search.add(message)
+        self._columns.append(self.line_tokens(message), message.when)
         self._plan_cache = None
         count, size, limit = 0, self.window_tokens, len(self.turns) - self.keep_recent
         if self.keep_recent:                 # the live question stays with its replies
@@ -286,12 +292,17 @@ class RecallMemory(Memory):
         """Called by :func:`kit.persistence.restore` before it commits: index the stored
         transcript (may raise; nothing changes); returns the commit step."""
         search = self.search.like()
-        search.extend(store.turns(session_id))
+        turns = list(store.turns(session_id))
+        search.extend(turns)
+        sizes, columns = {}, _TurnColumns()
+        for message in turns:
+            sizes[message.number] = measured(self.measure, f"{_line(search, message)}\n")
+            columns.append(sizes[message.number], message.when)
 
         def finish() -> None:
             search.owned, self.search.owned = True, False
             self.search, self.archive, self._plan_cache = search, {}, None
-            self._line_sizes = {}
+            self._line_sizes, self._columns, self._lines = sizes, columns, {}
         return finish
 
     # -- the context -------------------------------------------------------------------
@@ -299,11 +310,23 @@ class RecallMemory(Memory):
         """The newest user message's text ("" if there is none in the window)."""
         return next((m.content for m in reversed(self.turns) if m.role == "user"), "")
 
-    def _ranked(self, query: str) -> list[int]:
-        """Numbers of the turns older than the window, best match first."""
+    def _candidates(self, query: str) -> Candidates:
+        """The turns older than the window, best match first, as arrays."""
         below = self.turns[0].number if self.turns else self.added + 1
         recent = " ".join(m.content for m in self.turns) if self.fuse_recent else ""
-        return self.search.rank(query, below, recent)
+        positions = self.search.rank_positions(query, below, recent)
+        return Candidates(self.search.index.bm25.key_array()[positions],
+                          self._columns.costs.array()[positions],
+                          self._columns.days.array()[positions], self._columns.lines,
+                          self._older)
+
+    def _older(self, numbers: Sequence[int]) -> list[Message]:
+        """The messages with these numbers, all older than the window, in the order
+        given (from the archive, or through :meth:`fetch` when a store is attached)."""
+        if self.link is None:
+            return [self.archive[n] for n in numbers]
+        found = {m.number: m for m in self.fetch(numbers)}
+        return [found[n] for n in numbers]
 
     def plan(self, query: str | None = None) -> RecallPlan:
         """Decide the context for ``query`` (None: the newest user message, not counted
@@ -326,10 +349,8 @@ class RecallMemory(Memory):
         if summary:
             parts.append(Part("summary", (self._block_size(f"{summary}\n\n"),),
                               priority=3, why="the running summary"))
-        order = {n: i for i, n in enumerate(self._ranked(search))}
-        ranked = sorted(self.fetch(list(order)), key=lambda m: order[m.number])
-        plan = decide(self.budget, self.unit, parts, list(reversed(self.turns)), ranked,
-                      keep_recent=self._protected(), window=self.recent,
+        plan = decide(self.budget, self.unit, parts, list(reversed(self.turns)),
+                      self._candidates(search), keep_recent=self._protected(), window=self.recent,
                       line_cost=self.line_tokens, text_cost=self._size_of, query=search)
         self._plan_cache = (key, plan)
         return plan
@@ -361,6 +382,29 @@ class RecallMemory(Memory):
         """Numbers of the messages whose lines are in ``context(query)``, oldest first."""
         return self.plan(query).numbers
 
+    def context_size(self, query: str | None = None) -> int:
+        """Size of ``context(query)`` as counted against the budget (its lines, date
+        lines, titles and separators; not the question nor the reserve, which the
+        budget also holds), from the sizes the plan already has: nothing is measured."""
+        allocation = self.plan(query).allocation
+        question = allocation.part("question").tokens if query is not None else 0
+        return allocation.total - question - self.reserve
+
+    def recount(self, query: str | None = None) -> int:
+        """:meth:`context_size` measured again, piece by piece as the plan counts them,
+        from the texts of the context and none of the stored sizes."""
+        plan, measure = self.plan(query), self.measure
+        total = measured(measure, f"{self.system.line()}\n\n") if self.system else 0
+        if plan.summary:
+            total += measured(measure, f"{self._summary_block()}\n\n")
+        for title, block in ((RECALLED_TITLE, plan.recalled), (RECENT_TITLE, plan.recent)):
+            if block:
+                total += measured(measure, f"{title}\n") + measured(measure, "\n")
+                days = {date_line(m.when) for m in block if m.when}
+                total += sum(measured(measure, f"{day}\n") for day in days)
+                total += sum(measured(measure, f"{_line(self.search, m)}\n") for m in block)
+        return total
+
     def context(self, query: str | None = None) -> str:
         """The context as text: system prompt, summary, recalled turns (titled
         :data:`RECALLED_TITLE`), recent turns (:data:`RECENT_TITLE`), separated by blank
@@ -376,6 +420,31 @@ class RecallMemory(Memory):
     def __repr__(self) -> str:
         return (f"RecallMemory(budget={self.budget} {self.unit}, window={len(self.turns)} turns, "
                 f"indexed={len(self.index)}, summary={self.summary_tokens} {self.unit})")
+
+
+def _line(search: RecallSearch, message: Message) -> str:
+    """``message``'s context line, with the note of resolved times ``search`` keeps."""
+    note = search.note(message.number)
+    return f"{message.line()} {note}" if note else message.line()
+
+
+class _TurnColumns:
+    """Per index position, as arrays: the turn's line cost and its day (an id per
+    distinct date line, :func:`~kit.memory.recall_plan.date_line`; "" for no date)."""
+
+    def __init__(self) -> None:
+        self.costs, self.days = Column(), Column()
+        self.lines: list[str] = []
+        self._ids: dict[str, int] = {}
+
+    def append(self, cost: int, when: str) -> None:
+        line = date_line(when) if when else ""
+        day = self._ids.get(line)
+        if day is None:
+            day = self._ids[line] = len(self.lines)
+            self.lines.append(line)
+        self.costs.append(cost)
+        self.days.append(day)
 
 
 def _newest_user(turns: Sequence[Message]) -> int:

@@ -20,15 +20,84 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message
 
-__all__ = ["RecallPlan", "RECALLED_TITLE", "RECENT_TITLE", "turn_part", "decide", "dated",
-           "date_line", "render_context", "render_messages"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["RecallPlan", "Candidates", "RECALLED_TITLE", "RECENT_TITLE", "turn_part", "pick",
+           "decide", "dated", "date_line", "render_context", "render_messages"]
 
 RECALLED_TITLE = "Earlier turns recalled from the transcript:"
 RECENT_TITLE = "Recent turns:"
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The older turns offered for recall, best match first, as arrays (no Python
+    object per turn): their ``numbers``; their line ``costs`` in the memory's unit (the
+    line as sent, line break included, as ``line_cost`` gives it); their ``days`` (an id
+    per session day, see ``day_lines``); ``day_lines``: day id -> the day's date line
+    (:func:`date_line`, "" for an undated turn); ``fetch``: numbers -> the messages,
+    in the order given."""
+
+    numbers: np.ndarray
+    costs: np.ndarray
+    days: np.ndarray
+    day_lines: Sequence[str]
+    fetch: Callable[[Sequence[int]], list[Message]]
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+def pick(candidates: Candidates, room: int, overhead: int,
+         day_cost: Callable[[int], int]) -> tuple[list[int], int]:
+    """Which candidates go in, in the budget allocator's order (best match first, each
+    if it fits in what is left, the ``overhead`` paid with the first, a day's date line,
+    ``day_cost(day id)``, with the first of that day), within ``room``. Returns the
+    indices chosen (best first) and the tokens all candidates want (the part's
+    ``wanted``). It jumps over candidates whose line alone exceeds what is left, in one
+    array operation, and stops when no candidate left can fit: the same choice as
+    offering every candidate, without work for those that cannot make the cut."""
+    import numpy as np
+    costs, days = candidates.costs, candidates.days
+    if not len(costs):
+        return [], 0
+    unique, firsts = np.unique(days, return_index=True)
+    day_costs = np.array([day_cost(d) for d in unique.tolist()], dtype=np.int64)
+    wanted = overhead + int(costs.sum()) + int(day_costs.sum())
+    # The run of candidates that all fit, in one step: each costs its line, plus its
+    # day's date line if it is the first of its day, plus the overhead for the first.
+    first_of_day = np.zeros(len(costs), dtype=np.int64)
+    first_of_day[firsts] = day_costs
+    spent = np.cumsum(costs + first_of_day)
+    spent += overhead
+    fit = int(np.searchsorted(spent, room, side="right"))
+    chosen = list(range(fit))
+    paid = set(days[:fit].tolist())
+    left = room - (int(spent[fit - 1]) if fit else 0)
+    sizes, day_of, i = costs.tolist(), days.tolist(), fit
+    while i < len(sizes):                           # the rest, one by one
+        if sizes[i] > left:                        # its line alone is too big: jump ahead
+            ahead = np.flatnonzero(costs[i + 1:] <= left)
+            if not len(ahead):
+                break
+            i += 1 + int(ahead[0])
+            continue
+        day = day_of[i]
+        cost = sizes[i] + (0 if chosen else overhead) + (0 if day in paid else day_cost(day))
+        if cost <= left:
+            chosen.append(i)
+            paid.add(day)
+            left -= cost
+        i += 1
+    return chosen, wanted
 
 
 @dataclass(frozen=True)
@@ -66,24 +135,43 @@ def turn_part(name: str, messages: Sequence[Message], title: str,
 
 
 def decide(budget: int, unit: str, fixed: list[Part], newest_first: Sequence[Message],
-           ranked: Sequence[Message], *, keep_recent: int, window: int,
+           candidates: Candidates, *, keep_recent: int, window: int,
            line_cost: Callable[[Message], int], text_cost: Callable[[str], int],
            query: str) -> RecallPlan:
     """Split ``budget`` between the ``fixed`` parts (system, question, reserve, summary),
     the recent window (``newest_first``; the ``keep_recent`` newest protected, up to
-    ``window`` in unit) and the ``ranked`` older turns (best match first; each goes in
-    if it fits in what the others leave). Returns the :class:`RecallPlan`. Nothing is
-    measured here that the cost functions do not already know."""
+    ``window`` in unit) and the older turns (``candidates``, best match first; each goes
+    in if it fits in what the others leave). Returns the :class:`RecallPlan`. Nothing is
+    measured here that the cost functions do not already know.
+
+    The recalled part's cap (what is left once the fixed parts and the whole window are
+    counted) is the tighter of its two limits for every candidate, so which candidates
+    fit is decided by :func:`pick` before the allocator sees them; the allocator gets
+    the ones that fit, and the others as ``unseen`` (counted as cut, and in what the
+    part wanted), so its report is the one it would give for every candidate."""
     recent = turn_part("recent", newest_first, RECENT_TITLE, line_cost, text_cost, priority=1,
                        minimum=min(keep_recent, len(newest_first)), contiguous=True,
                        why=f"keep_recent={keep_recent}, window {window} {unit}")
-    room = budget - sum(p.wanted for p in fixed) - recent.wanted
-    recalled = turn_part("recalled", ranked, RECALLED_TITLE, line_cost, text_cost, priority=2,
-                         cap=max(0, room), why="best match first")
+    cap = max(0, budget - sum(p.wanted for p in fixed) - recent.wanted)
+    overhead = text_cost(f"{RECALLED_TITLE}\n") + text_cost("\n")
+
+    def day_cost(day: int) -> int:
+        line = candidates.day_lines[day]
+        return text_cost(f"{line}\n") if line else 0
+
+    chosen, wanted = pick(candidates, cap, overhead, day_cost)
+    ranked = candidates.fetch(candidates.numbers[chosen].tolist())
+    sizes = candidates.costs[chosen].tolist()                # = line_cost of each
+    days = [candidates.day_lines[d] for d in candidates.days[chosen].tolist()]
+    group_costs = {line: text_cost(f"{line}\n") if line else 0 for line in set(days)}
+    listed = overhead + sum(sizes) + sum(group_costs.values()) if sizes else 0
+    recalled = Part("recalled", sizes, priority=2, cap=cap, overhead=overhead, groups=days,
+                    group_costs=group_costs, why="best match first",
+                    unseen=(len(candidates) - len(ranked), wanted - listed))
     allocation = allocate(budget, fixed + [recalled, recent], unit)
     return RecallPlan(allocation,
                       tuple(sorted((ranked[i] for i in allocation.given("recalled")),
-                                   key=lambda m: m.number)),
+                                   key=attrgetter("number"))),
                       tuple(newest_first[i] for i in sorted(allocation.given("recent"),
                                                              reverse=True)),
                       bool(allocation.given("summary")), query)
@@ -105,12 +193,12 @@ def dated(messages: Sequence[Message], line: Callable[[Message], str] = Message.
     """The messages as lines (``line(message)``), each run of one session under its
     ``[date]`` line."""
     lines, last = [], None
-    for m in messages:
-        day = date_line(m.when) if m.when else None
+    for when, run in groupby(messages, key=attrgetter("when")):   # a session's run at once
+        day = date_line(when) if when else None
         if day is not None and day != last:        # an undated turn keeps the day open
             lines.append(day)
             last = day
-        lines.append(line(m))
+        lines += map(line, run)
     return "\n".join(lines)
 
 

@@ -42,7 +42,7 @@ from kit.memory.turn_index import TurnIndex
 from kit.messages import Message
 from kit.prompts import DECOMPOSE_PROMPT, QUESTION_HEADER
 from kit.ranking.bm25 import BM25Index
-from kit.ranking.fusion import check_k_rrf, rrf
+from kit.ranking.fusion import check_k_rrf, rrf_positions
 from kit.tokens import approx_tokens
 from kit.validation import check_flag, check_int
 
@@ -243,8 +243,9 @@ class RecallSearch:
                           *filter(None, notes)])
 
     def _session_ranking(self, query: str, below: int | None, direct) -> list[int]:
-        """Turns of the ``sessions`` best sessions for ``query`` (sessions by their
-        digests' BM25), session by session, each session's turns by direct score."""
+        """Positions of the turns of the ``sessions`` best sessions for ``query``
+        (sessions by their digests' BM25), session by session, each session's turns by
+        direct score."""
         if self._digests is None:
             self._digests = BM25Index(self.index.k1, self.index.b, self.index.tokenizer)
             for session in range(len(self._session_turns)):
@@ -256,8 +257,9 @@ class RecallSearch:
         for session in best:
             positions = [p for p in self._session_positions[session] if p < cut]
             positions.sort(key=lambda p: (-direct[p], p))
-            ranking += [self.index.numbers[p] for p in positions]
-        return ranking
+            ranking += positions
+        import numpy as np
+        return np.array(ranking, dtype=np.int64)
 
     # -- the parts of a question -------------------------------------------------------
     def parts(self, query: str) -> list[str]:
@@ -290,25 +292,52 @@ class RecallSearch:
         ``recent`` that is not a str, or a ``below`` that is not an int or None. A failing
         embedder or decomposition model is skipped (:attr:`last` and :attr:`failures`
         say so)."""
+        positions = self.rank_positions(query, below, recent)
+        return self.index.bm25.key_array()[positions].tolist()
+
+    def rank_positions(self, query: str, below: int | None = None, recent: str = ""):
+        """:meth:`rank` as an int array of index positions (``self.index.numbers[p]`` is
+        the turn's number), computed in array operations: no Python work per turn. With
+        an index that shares its scores (:class:`~kit.memory.turn_index.SharedScores`)
+        and no model, the fused ranking is shared too."""
         for name, value in (("query", query), ("recent", recent)):
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be a str, got {type(value).__name__}: {value!r:.60}")
         if below is not None and (isinstance(below, bool) or not isinstance(below, int)):
             raise TypeError(f"below must be an int or None, got {below!r:.60}")
+        key = (self.index.shared_key("fused", query, below, recent, self.sessions,
+                                     self.split, self.neighbours, self.k_rrf)
+               if self.decompose is None and self.dense is None else None)
+        found = self.index.shared.get(key) if key is not None else None
+        if found is not None:                   # another search of the same turns did it
+            fused, last = found
+            self.last = {name: list(value) for name, value in last.items()}
+            return fused
+        fused = self._rank_positions(query, below, recent)
+        if key is not None:
+            fused.flags.writeable = False
+            self.index.shared.put(key, (fused, {k: tuple(v) for k, v in self.last.items()}),
+                                  fused.nbytes + 8 * sum(map(len, self.last.values())))
+        return fused
+
+    def _rank_positions(self, query: str, below: int | None, recent: str):
+        import numpy as np
         self.last = {}
+        bm25 = self.index.bm25
+        keys = bm25.key_array()
         rankings, weights = [], []
         if query.strip():
             direct = self.index.score_array(query)
-            rankings.append([n for n, _ in self.index.bm25.ranked(direct, below)])
+            rankings.append(self.index.ranking(query, below))
             weights.append(1.0)
-            self.last["direct"] = rankings[0]
+            self.last["direct"] = keys[rankings[0]].tolist()
             if self.sessions and len(self._session_turns) > 1:
                 rankings.append(self._session_ranking(query, below, direct))
                 weights.append(1.0)
-                self.last["sessions"] = rankings[-1]
+                self.last["sessions"] = keys[rankings[-1]].tolist()
             parts = [p for p in self.parts(query) if p.strip()]
             for part in parts:
-                rankings.append([n for n, _ in self.index.search(part, below)])
+                rankings.append(self.index.ranking(part, below))
                 weights.append(1.0 / len(parts))
             if parts:
                 self.last["parts"] = [len(parts)]
@@ -320,17 +349,20 @@ class RecallSearch:
                 except Exception as exc:        # the embedder is down: BM25 alone
                     self._embedder_failed(exc)
                 else:
-                    rankings.append(found)
+                    rankings.append(np.array([bm25.position(n) for n in found], dtype=np.int64))
                     weights.append(1.0)
                     self.last["dense"] = found
         if recent.strip():
-            rankings.append([n for n, _ in self.index.search(recent, below)])
+            rankings.append(self.index.ranking(recent, below))
             weights.append(1.0)
         if not rankings:
-            return []
-        fused = rankings[0] if len(rankings) == 1 else [
-            n for n, _ in rrf(rankings, self.k_rrf, weights)]
-        return self._with_partners(fused, below) if self.neighbours else fused
+            return np.zeros(0, dtype=np.int64)
+        fused = rankings[0] if len(rankings) == 1 else rrf_positions(rankings, self.k_rrf,
+                                                                     weights)
+        if not self.neighbours:
+            return fused
+        numbers = self._with_partners(keys[fused].tolist(), below)
+        return np.array([bm25.position(n) for n in numbers], dtype=np.int64)
 
     def partner(self, number: int) -> int | None:
         """The turn that answers turn ``number`` (it asks) or that it answers (the one

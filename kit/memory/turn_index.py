@@ -28,21 +28,92 @@ Deterministic: equal scores keep turn order.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kit.ranking.bm25 import KEPT_WORDS, BM25Index, light_stem, recall_stopwords, recall_tokenize
 from kit.ranking.dates import annotate, parse_session_date, resolve_times
-from kit.validation import check_flag, check_weight
+from kit.validation import check_flag, check_int, check_weight
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["TurnIndex", "light_stem", "recall_tokenize", "recall_stopwords", "KEPT_WORDS"]
+__all__ = ["TurnIndex", "SharedScores", "light_stem", "recall_tokenize", "recall_stopwords",
+           "KEPT_WORDS"]
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
+
+
+@lru_cache(maxsize=16384)
+def _date_words(text: str, when: str, index_date: bool, resolve_dates: bool
+                ) -> tuple[tuple[str, ...], str]:
+    """The date words of a turn (its session's month and year, the months and years its
+    relative times resolve to) and its note; a pure function of its arguments, so kept
+    for the most recent 16,384 turns (a benchmark feeds each turn to many memories)."""
+    words, note = [], ""
+    day = parse_session_date(when) if (index_date or resolve_dates) and when else None
+    if day is not None and index_date:
+        words += [_MONTHS[day.month - 1], str(day.year)]
+    if day is not None and resolve_dates:
+        refs = resolve_times(text, day)
+        note = annotate([r for r in refs if not r.start == r.end == day])  # not "today"
+        for ref in refs:
+            words += ref.terms()
+    return tuple(words), note
+
+
+class SharedScores:
+    """Score arrays (and rankings) shared by indexes (:class:`TurnIndex`) that hold the
+    same turns with the same settings (a benchmark feeds one conversation to a memory per
+    budget and per strategy: each question is then scored once, not once per memory).
+
+    A value is found by the index's settings, a digest of everything it has indexed
+    (BLAKE2b over each turn's number, speaker and tokens) and what it was computed from
+    (the query; for a search's fused ranking, its settings and the window's start), so
+    an index never gets another's values. Holds at most ``max_bytes`` of arrays (default 64 MiB),
+    the least recently used dropped first; safe to share between threads.
+    """
+
+    def __init__(self, max_bytes: int = 64 * 2 ** 20) -> None:
+        self.max_bytes = check_int("max_bytes", max_bytes, 1)
+        self._arrays: OrderedDict = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple):
+        """The value kept under ``key``, or None."""
+        with self._lock:
+            found = self._arrays.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._arrays.move_to_end(key)
+            return found[0]
+
+    def put(self, key: tuple, value, nbytes: int | None = None) -> None:
+        """Keep ``value`` (an array, or anything with its size in bytes given as
+        ``nbytes``) under ``key``; the least recently used go past ``max_bytes``."""
+        size = value.nbytes if nbytes is None else nbytes
+        with self._lock:
+            if key in self._arrays:
+                return
+            self._arrays[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes and len(self._arrays) > 1:
+                _, (_, dropped) = self._arrays.popitem(last=False)
+                self._bytes -= dropped
+
+    def __repr__(self) -> str:
+        return (f"SharedScores({len(self._arrays)} arrays, {self._bytes:,} bytes, "
+                f"{self.hits} hits, {self.misses} misses)")
 
 
 class TurnIndex:
@@ -53,8 +124,9 @@ class TurnIndex:
     ``spread``: (before, after), the shares (>= 0) of a hit's score lent to its
     neighbours; ``speaker_boost`` (>= 0); ``tokenizer``: ``str -> list[str]``;
     ``feedback``: (turns, terms), ints >= 0 (``(0, 0)``: none); ``index_speaker``,
-    ``index_date``, ``resolve_dates``: bools (see the module docstring). Raises
-    ValueError / TypeError naming a bad value.
+    ``index_date``, ``resolve_dates``: bools (see the module docstring); ``shared``: a
+    :class:`SharedScores` to share score arrays with indexes of the same turns (None:
+    each index scores for itself). Raises ValueError / TypeError naming a bad value.
 
     ``add(number, text, speaker, when)`` indexes one turn (numbers must increase;
     ``when``: its session date as text, e.g. ``"1:56 pm on 8 May, 2023"``);
@@ -67,8 +139,12 @@ class TurnIndex:
                  spread: tuple[float, float] = (0.25, 0.6), speaker_boost: float = 0.3,
                  tokenizer=recall_tokenize, feedback: tuple[int, int] = (3, 10), *,
                  index_speaker: bool = True, index_date: bool = True,
-                 resolve_dates: bool = True) -> None:
+                 resolve_dates: bool = True, shared: SharedScores | None = None) -> None:
         self.bm25 = BM25Index(k1, b, tokenizer)
+        if shared is not None and not isinstance(shared, SharedScores):
+            raise TypeError(f"shared must be a SharedScores or None, got {shared!r:.60}")
+        self.shared = shared
+        self._content = hashlib.blake2b(digest_size=16)   # what is indexed, for shared
         if not isinstance(spread, tuple) or len(spread) != 2:
             raise ValueError(f"spread must be a pair (before, after), got {spread!r}")
         self.spread = (check_weight("spread[0]", spread[0]), check_weight("spread[1]", spread[1]))
@@ -85,6 +161,9 @@ class TurnIndex:
         self.whens: list[str] = []            # position -> session date text ("" if unknown)
         self.notes: dict[int, str] = {}       # number -> resolved times, as shown on its line
         self.owned = False                    # set by the search that uses it
+        self._by_speaker: dict[str, list[int]] = {}     # speaker -> positions
+        self._scored: dict[str, np.ndarray] = {}        # query -> scores, until the next add
+        self._ranked: dict[str, np.ndarray] = {}        # query -> positions best first, so too
 
     @property
     def k1(self) -> float:
@@ -112,7 +191,8 @@ class TurnIndex:
         """A new, empty index with the same settings."""
         return TurnIndex(self.k1, self.b, self.spread, self.speaker_boost, self.tokenizer,
                          self.feedback, index_speaker=self.index_speaker,
-                         index_date=self.index_date, resolve_dates=self.resolve_dates)
+                         index_date=self.index_date, resolve_dates=self.resolve_dates,
+                         shared=self.shared)
 
     def __len__(self) -> int:
         return len(self.bm25)
@@ -122,19 +202,9 @@ class TurnIndex:
         name, its session's month and year, the months and years its relative times
         resolve to (each as the tokenizer spells it), as the options say; the note
         shows the resolved times (:func:`kit.ranking.dates.annotate`, "" if none)."""
-        words, note = [], ""
-        if self.index_speaker and speaker:
-            words.append(speaker)
-        day = parse_session_date(when) if (self.index_date or self.resolve_dates) and when \
-            else None
-        if day is not None and self.index_date:
-            words += [_MONTHS[day.month - 1], str(day.year)]
-        if day is not None and self.resolve_dates:
-            refs = resolve_times(text, day)
-            note = annotate([r for r in refs if not r.start == r.end == day])  # not "today"
-            for ref in refs:
-                words += ref.terms()
-        return [t for w in words for t in self.tokenizer(w)], note
+        words = [speaker] if self.index_speaker and speaker else []
+        dates, note = _date_words(text, when, self.index_date, self.resolve_dates)
+        return [t for w in (*words, *dates) for t in self.tokenizer(w)], note
 
     def check_number(self, number: object) -> int:
         """``number`` if it is an int above every number indexed; else ValueError."""
@@ -154,11 +224,16 @@ class TurnIndex:
                 raise TypeError(f"{name} must be a str, got {type(value).__name__}: "
                                 f"{value!r:.60}")
         extra, note = self.extra_terms(text, speaker, when)
-        self.bm25.add(number, tokens=self.bm25.tokens(text) + extra)
+        tokens = self.bm25.tokens(text) + extra
+        self.bm25.add(number, tokens=tokens)
+        if self.shared is not None:
+            self._content.update(repr((number, speaker, tokens)).encode())
         if note:
             self.notes[number] = note
+        self._by_speaker.setdefault(speaker, []).append(len(self.speakers))
         self.speakers.append(speaker)
         self.whens.append(when)
+        self._scored, self._ranked = {}, {}
 
     def extend(self, turns: Iterable[tuple]) -> None:
         """:meth:`add` each ``(number, text, speaker)`` or ``(number, text, speaker, when)``."""
@@ -173,7 +248,16 @@ class TurnIndex:
 
     def score_array(self, query: str) -> np.ndarray:
         """Scores by position: BM25 of :meth:`query_weights`, spread to neighbours, the
-        named speaker's turns boosted."""
+        named speaker's turns boosted. A read-only array, kept until the next add (the
+        same query asked again costs nothing)."""
+        key = self.shared_key(query)
+        if key is not None:
+            scores = self.shared.get(key)
+            if scores is not None:
+                return scores
+        scores = self._scored.get(query)
+        if scores is not None:
+            return scores
         raw = self.bm25.scores(self.query_weights(query))
         before, after = self.spread
         scores = raw.copy()
@@ -183,9 +267,45 @@ class TurnIndex:
             scores[1:] += after * raw[:-1]
         named = self._named_speaker(query)
         if named:
-            boosted = [p for p, s in enumerate(self.speakers) if s == named]
-            scores[boosted] *= 1 + self.speaker_boost
+            scores[self._by_speaker[named]] *= 1 + self.speaker_boost
+        scores.flags.writeable = False
+        if len(self._scored) >= 64:
+            self._scored.clear()
+        self._scored[query] = scores
+        if key is not None:
+            self.shared.put(key, scores)
         return scores
+
+    def ranking(self, query: str, below: int | None = None) -> np.ndarray:
+        """Positions of the turns scoring > 0 on ``query``, best first (ties: older
+        first), only those with numbers below ``below`` when given: the order over the
+        whole index is kept with the scores (and shared like them), and the turns at or
+        above ``below`` are filtered out of it, which keeps their order."""
+        key = self.shared_key(query, "ranking")
+        order = self.shared.get(key) if key is not None else None
+        if order is None:
+            order = self._ranked.get(query)
+        if order is None:
+            order = self.bm25.best(self.score_array(query))
+            order.flags.writeable = False
+            if len(self._ranked) >= 64:
+                self._ranked.clear()
+            self._ranked[query] = order
+            if key is not None:
+                self.shared.put(key, order)
+        cut = self.bm25.cut(below)
+        return order if cut == len(self.bm25) else order[order < cut]
+
+    def shared_key(self, *parts) -> tuple | None:
+        """The key of a value computed from this index as it is now and ``parts`` (None
+        when nothing is shared)."""
+        if self.shared is None:
+            return None
+        return (self._settings(), self._content.digest(), *parts)
+
+    def _settings(self) -> tuple:
+        return (self.k1, self.b, self.spread, self.speaker_boost, self.feedback,
+                self.index_speaker, self.index_date, self.resolve_dates, id(self.tokenizer))
 
     def scores(self, query: str) -> dict[int, float]:
         """``{message number: score}`` for every turn scoring > 0 on ``query``."""
@@ -196,7 +316,7 @@ class TurnIndex:
         if not self.speaker_boost:
             return ""
         words = set(re.findall(r"\w+", query.lower()))
-        named = {s for s in set(self.speakers) if s and s.lower() in words}
+        named = {s for s in self._by_speaker if s and s.lower() in words}
         return named.pop() if len(named) == 1 else ""
 
     def search(self, query: str, below: int | None = None) -> list[tuple[int, float]]:

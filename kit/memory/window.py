@@ -101,7 +101,8 @@ class TokenWindow(BudgetedMemory):
     name = "token window"
 
     def _after_append(self) -> dict:
-        if self.size <= self.budget:
-            return _slide(self, 0, "")
-        keep = fit_budget([m.tokens for m in self.turns], self.budget - self.fixed_tokens)
-        return _slide(self, len(self.turns) - keep, f"over budget ({self.budget} {self.unit})")
+        count, size = 0, self.size
+        while size > self.budget:             # the oldest go first, off the running total
+            size -= self.turns[count].tokens
+            count += 1
+        return _slide(self, count, f"over budget ({self.budget} {self.unit})" if count else "")

@@ -25,8 +25,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from kit.ranking.column import Column
 from kit.validation import check_weight
 
 if TYPE_CHECKING:                 # numpy is imported when a search first needs it
@@ -47,9 +49,26 @@ def recall_stopwords() -> frozenset[str]:
     "has", "her" ...) without :data:`KEPT_WORDS`: 172 words, loaded on first use."""
     global _STOPWORDS
     if _STOPWORDS is None:
-        from bm25s.stopwords import STOPWORDS_EN_PLUS   # bm25s takes ~0.3 s to import
-        _STOPWORDS = frozenset(STOPWORDS_EN_PLUS) - KEPT_WORDS
+        _STOPWORDS = frozenset(_bm25s_stopwords()) - KEPT_WORDS
     return _STOPWORDS
+
+
+def _bm25s_stopwords() -> tuple[str, ...]:
+    """bm25s's ``STOPWORDS_EN_PLUS``, read from its module alone: importing it through
+    the package loads bm25s's whole engine first (~150 ms) for a list of words."""
+    import importlib.util
+    from pathlib import Path
+    package = importlib.util.find_spec("bm25s")         # found, not imported
+    if package is not None and package.origin:
+        path = Path(package.origin).with_name("stopwords.py")
+        spec = importlib.util.spec_from_file_location("_kit_bm25s_stopwords", path)
+        if spec is not None and spec.loader is not None and path.is_file():
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            if isinstance(getattr(module, "STOPWORDS_EN_PLUS", None), (list, tuple)):
+                return tuple(module.STOPWORDS_EN_PLUS)
+    from bm25s.stopwords import STOPWORDS_EN_PLUS        # another layout: the usual way
+    return tuple(STOPWORDS_EN_PLUS)
 
 
 def light_stem(word: str) -> str:
@@ -92,9 +111,18 @@ def light_stem(word: str) -> str:
 def recall_tokenize(text: str) -> list[str]:
     r"""BM25 tokens of ``text``: lowercased ``\w+`` runs, :func:`recall_stopwords`
     removed, each folded by :func:`light_stem`.
-    ``recall_tokenize("What has Melanie painted?") == ["melanie", "paint"]``."""
+    ``recall_tokenize("What has Melanie painted?") == ["melanie", "paint"]``.
+
+    A pure function of the text, so its results are kept for the most recent 16,384
+    distinct texts (a benchmark that feeds one conversation to many memories tokenises
+    each turn once)."""
+    return list(_recall_tokens(text))
+
+
+@lru_cache(maxsize=16384)
+def _recall_tokens(text: str) -> tuple[str, ...]:
     stop = recall_stopwords()
-    return [light_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in stop]
+    return tuple(light_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in stop)
 
 
 class BM25Index:
@@ -119,16 +147,20 @@ class BM25Index:
         if not callable(tokenizer):
             raise TypeError(f"tokenizer must be callable str -> list[str], got {tokenizer!r:.60}")
         self.tokenizer = tokenizer
-        self.keys: list[int] = []                        # position -> key
+        self._key_column = Column()                      # position -> key, also as an array
+        self.keys: list[int] = self._key_column.values
         self._positions: dict[int, int] = {}             # key -> position
         self.terms: list[Counter] = []                   # position -> {term: tf}
         self.frequency: Counter = Counter()              # term -> occurrences in all documents
-        self.postings: dict[str, tuple[list[int], list[int]]] = {}   # term -> (positions, tfs)
-        self._arrays: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
-        self.lengths: list[int] = []                     # position -> tokens in the document
-        self._norm_lengths: np.ndarray | list = []        # lengths as an array, when searched
+        self.postings: dict[str, tuple[Column, Column]] = {}   # term -> (positions, tfs)
+        self._length_column = Column()                   # position -> tokens in the document
+        self.lengths: list[int] = self._length_column.values
         self.total_length = 0
         self.tokenized = 0
+        # Each term's BM25 contribution by document, for the index as it is now: n and
+        # the average length change with every add, so an add clears it.
+        self._contributions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._norm: np.ndarray | None = None             # k1 * (1 - b + b * length / average)
 
     def like(self) -> "BM25Index":
         """A new, empty index with the same settings."""
@@ -151,52 +183,71 @@ class BM25Index:
         tokens = self.tokens(text) if tokens is None else list(tokens)
         position, counts = len(self.keys), Counter(tokens)
         for term, tf in counts.items():
-            positions, tfs = self.postings.setdefault(term, ([], []))
-            positions.append(position)
-            tfs.append(tf)
+            positions, tfs = self.postings.get(term) or self.postings.setdefault(
+                term, (Column(), Column("float64")))
+            positions.values.append(position)
+            tfs.values.append(tf)
         self.lengths.append(len(tokens))
         self.terms.append(counts)
         self.frequency.update(counts)
         self._positions[key] = position
         self.keys.append(key)
         self.total_length += len(tokens)
+        if self._norm is not None:
+            self._contributions, self._norm = {}, None
+
+    def key_array(self) -> np.ndarray:
+        """The keys by position as a read-only int array (kept up to date as documents
+        are added, never rebuilt)."""
+        return self._key_column.array()
+
+    def best(self, scores: np.ndarray, below: int | None = None) -> np.ndarray:
+        """Positions scoring > 0, best first (ties: the earlier added first), only those
+        with keys below ``below`` when given: :meth:`ranked` as an array of positions."""
+        return _best(scores, None, self.cut(below))
 
     def position(self, key: int) -> int | None:
         """The position of the document with ``key`` (the order of adding), or None."""
         return self._positions.get(key)
 
     def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """The term's postings as (positions, tfs) arrays, rebuilt only when it grew."""
+        """The term's postings as (positions, tfs) arrays (views, never rebuilt)."""
         found = self.postings.get(term)
-        if not found:
-            return None
-        import numpy as np
-        cached = self._arrays.get(term)
-        if cached is None or cached[0] != len(found[0]):
-            cached = (len(found[0]), np.array(found[0]), np.array(found[1], dtype=float))
-            self._arrays[term] = cached
-        return cached[1], cached[2]
+        return None if found is None else (found[0].array(), found[1].array())
+
+    def contribution(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The term's part of every score, for the index as it is now: ``(positions,
+        values)``, the documents holding it and ``idf * tf * (k1 + 1) / (tf + k1 * (1 -
+        b + b * length / average length))`` for each (None if no document holds it).
+        Computed once per term between two adds."""
+        found = self._contributions.get(term)
+        if found is None:
+            arrays = self._posting_arrays(term)
+            if arrays is None:
+                return None
+            n = len(self.keys)
+            if self._norm is None:
+                average = max(self.total_length / n, 1e-9)
+                lengths = self._length_column.array()
+                self._norm = self.k1 * (1 - self.b + self.b * lengths / average)
+            positions, tfs = arrays
+            idf = math.log(1 + (n - len(positions) + 0.5) / (len(positions) + 0.5))
+            found = (positions, idf * tfs * (self.k1 + 1) / (tfs + self._norm[positions]))
+            self._contributions[term] = found
+        return found
 
     def scores(self, weights: dict[str, float]) -> np.ndarray:
         """BM25 of the weighted query ``{term: weight}`` for every document, by position:
         ``sum over terms of weight * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length
-        / average length))`` (0 where no term occurs)."""
+        / average length))`` (0 where no term occurs). Each term costs one array
+        operation over the documents that hold it (:meth:`contribution`)."""
         import numpy as np
-        n = len(self.keys)
-        scores = np.zeros(n)
-        if not n or not weights:
-            return scores
-        average = max(self.total_length / n, 1e-9)
-        if len(self._norm_lengths) != n:
-            self._norm_lengths = np.array(self.lengths, dtype=float)
-        norm = self.k1 * (1 - self.b + self.b * self._norm_lengths / average)
+        scores = np.zeros(len(self.keys))
         for term, weight in weights.items():
-            arrays = self._posting_arrays(term)
-            if arrays is None:
-                continue
-            positions, tfs = arrays
-            idf = weight * math.log(1 + (n - len(positions) + 0.5) / (len(positions) + 0.5))
-            scores[positions] += idf * tfs * (self.k1 + 1) / (tfs + norm[positions])
+            found = self.contribution(term) if weight else None
+            if found is not None:
+                positions, values = found
+                scores[positions] += values if weight == 1 else weight * values
         return scores
 
     def weights(self, text: str) -> dict[str, float]:
@@ -258,6 +309,6 @@ def _best(scores: np.ndarray, limit: int | None, cut: int | None = None) -> np.n
     position; at most ``limit``."""
     import numpy as np
     view = scores[:cut] if cut is not None else scores
-    hits = np.flatnonzero(view > 0)
-    order = hits[np.lexsort((hits, -view[hits]))]
+    hits = np.flatnonzero(view > 0)                  # in position order, so a stable sort
+    order = hits[np.argsort(-view[hits], kind="stable")]       # keeps ties by position
     return order if limit is None else order[:limit]
