@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kit.trace import Table
 
@@ -115,7 +116,7 @@ class Part:
         _size(f"part {self.name!r}: unseen count", self.unseen[0])
         _size(f"part {self.name!r}: unseen tokens", self.unseen[1])
 
-    @property
+    @cached_property
     def wanted(self) -> int:
         """Tokens the part needs to go in whole: items, overhead and group costs (and
         what its ``unseen`` items add)."""

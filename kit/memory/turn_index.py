@@ -145,6 +145,7 @@ class TurnIndex:
             raise TypeError(f"shared must be a SharedScores or None, got {shared!r:.60}")
         self.shared = shared
         self._content = hashlib.blake2b(digest_size=16)   # what is indexed, for shared
+        self._key: tuple | None = None                    # settings + digest, until an add
         if not isinstance(spread, tuple) or len(spread) != 2:
             raise ValueError(f"spread must be a pair (before, after), got {spread!r}")
         self.spread = (check_weight("spread[0]", spread[0]), check_weight("spread[1]", spread[1]))
@@ -228,6 +229,7 @@ class TurnIndex:
         self.bm25.add(number, tokens=tokens)
         if self.shared is not None:
             self._content.update(repr((number, speaker, tokens)).encode())
+            self._key = None
         if note:
             self.notes[number] = note
         self._by_speaker.setdefault(speaker, []).append(len(self.speakers))
@@ -301,7 +303,9 @@ class TurnIndex:
         when nothing is shared)."""
         if self.shared is None:
             return None
-        return (self._settings(), self._content.digest(), *parts)
+        if self._key is None:
+            self._key = (self._settings(), self._content.digest())
+        return (*self._key, *parts)
 
     def _settings(self) -> tuple:
         return (self.k1, self.b, self.spread, self.speaker_boost, self.feedback,
