@@ -47,8 +47,8 @@ from kit.memory.recall_plan import (RECALLED_TITLE, RECENT_TITLE, Candidates, Re
 from kit.memory.recall_search import RecallSearch
 from kit.memory.turn_index import TurnIndex
 from kit.messages import Message, indent_continuation, span, speaker_in_text
-from kit.ranking.column import Column
 from kit.prompts import SUMMARY_PROMPT, SUMMARY_TITLE
+from kit.ranking.column import Column
 from kit.tokens import Measure, cl100k_tokens, measured
 from kit.validation import check_budget, check_flag, check_int
 
@@ -350,8 +350,9 @@ class RecallMemory(Memory):
             parts.append(Part("summary", (self._block_size(f"{summary}\n\n"),),
                               priority=3, why="the running summary"))
         plan = decide(self.budget, self.unit, parts, list(reversed(self.turns)),
-                      self._candidates(search), keep_recent=self._protected(), window=self.recent,
-                      line_cost=self.line_tokens, text_cost=self._size_of, query=search)
+                      self._candidates(search), keep_recent=self._protected(),
+                      window=self.recent, line_cost=self.line_tokens, text_cost=self._size_of,
+                      query=search)
         self._plan_cache = (key, plan)
         return plan
 

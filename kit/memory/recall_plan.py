@@ -3,6 +3,10 @@
 :func:`decide` is a pure function: the fixed parts (system prompt, question, reserve,
 summary), the recent window and the recalled candidates, best match first, go through
 the budget allocator (:mod:`kit.memory.budget`) and come back as a :class:`RecallPlan`.
+The candidates come as arrays (:class:`Candidates`): :func:`pick` finds the ones that
+fit with array operations and a walk over those, so a load costs what goes into the
+context, not the length of the transcript; the allocator decides over the ones picked
+and counts the others as cut.
 :func:`render_context` and :func:`render_messages` turn a plan into text or chat
 messages, with the recalled and the recent turns in time order under their session's
 date (``[8 May, 2023]``, :func:`date_line`).

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from kit.extractive import DEFAULT_CAP, extract_summary
 from kit.llm import PromptModel
@@ -45,6 +46,9 @@ from kit.ranking.bm25 import BM25Index
 from kit.ranking.fusion import check_k_rrf, rrf_positions
 from kit.tokens import approx_tokens
 from kit.validation import check_flag, check_int
+
+if TYPE_CHECKING:                 # numpy is imported when a search first needs it
+    import numpy as np
 
 __all__ = ["RecallSearch", "split_query", "parse_parts", "MAX_PARTS"]
 
@@ -242,7 +246,7 @@ class RecallSearch:
         return "\n".join([self._session_whens[session], " ".join(speakers), summary,
                           *filter(None, notes)])
 
-    def _session_ranking(self, query: str, below: int | None, direct) -> list[int]:
+    def _session_ranking(self, query: str, below: int | None, direct) -> np.ndarray:
         """Positions of the turns of the ``sessions`` best sessions for ``query``
         (sessions by their digests' BM25), session by session, each session's turns by
         direct score."""

@@ -252,14 +252,9 @@ class TurnIndex:
         """Scores by position: BM25 of :meth:`query_weights`, spread to neighbours, the
         named speaker's turns boosted. A read-only array, kept until the next add (the
         same query asked again costs nothing)."""
-        key = self.shared_key(query)
-        if key is not None:
-            scores = self.shared.get(key)
-            if scores is not None:
-                return scores
-        scores = self._scored.get(query)
-        if scores is not None:
-            return scores
+        return self._kept(self._scored, query, (query,), self._score)
+
+    def _score(self, query: str) -> np.ndarray:
         raw = self.bm25.scores(self.query_weights(query))
         before, after = self.spread
         scores = raw.copy()
@@ -270,12 +265,6 @@ class TurnIndex:
         named = self._named_speaker(query)
         if named:
             scores[self._by_speaker[named]] *= 1 + self.speaker_boost
-        scores.flags.writeable = False
-        if len(self._scored) >= 64:
-            self._scored.clear()
-        self._scored[query] = scores
-        if key is not None:
-            self.shared.put(key, scores)
         return scores
 
     def ranking(self, query: str, below: int | None = None) -> np.ndarray:
@@ -283,20 +272,28 @@ class TurnIndex:
         first), only those with numbers below ``below`` when given: the order over the
         whole index is kept with the scores (and shared like them), and the turns at or
         above ``below`` are filtered out of it, which keeps their order."""
-        key = self.shared_key(query, "ranking")
-        order = self.shared.get(key) if key is not None else None
-        if order is None:
-            order = self._ranked.get(query)
-        if order is None:
-            order = self.bm25.best(self.score_array(query))
-            order.flags.writeable = False
-            if len(self._ranked) >= 64:
-                self._ranked.clear()
-            self._ranked[query] = order
-            if key is not None:
-                self.shared.put(key, order)
+        order = self._kept(self._ranked, query, (query, "ranking"),
+                           lambda q: self.bm25.best(self.score_array(q)))
         cut = self.bm25.cut(below)
         return order if cut == len(self.bm25) else order[order < cut]
+
+    def _kept(self, local: dict, query: str, parts: tuple, compute) -> np.ndarray:
+        """``compute(query)`` for the index as it is now, made read-only and kept: in
+        ``local`` (this index, until the next add; at most 64 queries) and in the
+        shared scores when there are some."""
+        key = self.shared_key(*parts)
+        found = self.shared.get(key) if key is not None else None
+        if found is None:
+            found = local.get(query)
+        if found is None:
+            found = compute(query)
+            found.flags.writeable = False
+            if len(local) >= 64:
+                local.clear()
+            local[query] = found
+            if key is not None:
+                self.shared.put(key, found)
+        return found
 
     def shared_key(self, *parts) -> tuple | None:
         """The key of a value computed from this index as it is now and ``parts`` (None
