@@ -205,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"total {total:.2f} s for {len(results)} runs on {turns:,} turns; tokenizer calls "
           f"in all: {measure.calls:,} (each distinct text measured once: {len(measure.cache):,} "
           f"texts cached)")
+    reported = sum(r.run.sizes == "memory" for r in results)
+    print(f"context sizes: reported by the memories in {reported} of {len(results)} runs "
+          f"(the others measured); {sum(r.run.checked for r in results):,} loads re-counted "
+          f"by the memories' own rules, all agreeing")
     names = ", ".join(c.name for c in conversations)
     try:
         if args.ablation:

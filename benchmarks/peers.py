@@ -538,8 +538,10 @@ def main() -> None:
                         help="conversation lengths, comma-separated (default 2000)")
     parser.add_argument("--budget", type=int, default=2000, help="cl100k tokens (default 2000)")
     parser.add_argument("--repeat", type=int, default=3,
-                        help="timed runs of the kit's memories and the floor; the best is shown")
-    parser.add_argument("--peer-repeat", type=int, default=1, help="timed runs of each peer")
+                        help="timed runs of the kit's memories and the floor, the best shown "
+                             "(default 3)")
+    parser.add_argument("--peer-repeat", type=int, default=1,
+                        help="timed runs of each peer, the best shown (default 1)")
     args = parser.parse_args()
     if args.budget < 100:
         parser.error(f"--budget must be >= 100 tokens, got {args.budget}")

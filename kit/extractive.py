@@ -47,7 +47,6 @@ line's size to a running total of the kept lines' sizes, each line measured once
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Sequence
 
@@ -55,6 +54,7 @@ from kit.llm import PromptModel
 from kit.prompts import parse_summary_turns
 from kit.tokens import (Measure, approx_tokens, cl100k_tokens, count_characters, count_tokens,
                         count_words, inner_measure, measure_name, measured, unit_of)
+from kit.textcache import ENTRIES, LONGEST, text_cache
 from kit.validation import check_int
 
 __all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
@@ -62,7 +62,6 @@ __all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
            "make_extractive_summariser", "extractive_summariser", "DEFAULT_CAP"]
 
 DEFAULT_CAP = 120      # in units of the measure (tokens with approx_tokens)
-_CACHED = 1 << 14       # lines and sentences kept: splits and fact kinds (LRU), line sizes
 FACT_KINDS = ("amount", "date", "id", "number", "name", "constraint")
 
 CONSTRAINT_WORDS = (
@@ -154,7 +153,7 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=_CACHED)
+@text_cache
 def _line_sentences(line: str) -> tuple[str, ...]:
     """The sentences of one line (see :func:`split_sentences`), worked out once per
     distinct line: a running summary's lines come back at every compaction."""
@@ -189,7 +188,7 @@ def _checked(sentence: object) -> str:
     return sentence
 
 
-@functools.lru_cache(maxsize=_CACHED)
+@text_cache
 def _kinds(sentence: str) -> tuple[str, ...]:
     """:func:`fact_kinds` of a str, worked out once per distinct sentence."""
     found, rest = set(), sentence
@@ -291,7 +290,9 @@ class _Sizes:
     def _measured(self, text: str) -> int:
         size = self.cache.get(text)
         if size is None:
-            size = self.cache[text] = measured(self.measure, text)
+            size = measured(self.measure, text)
+            if len(text) <= LONGEST:               # a long text is measured each time
+                self.cache[text] = size
         return size
 
     def part(self, line: str, last: bool) -> int:
@@ -412,7 +413,7 @@ def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx
 
     def summarise(prompt: str) -> str:
         summary, turns = parse_summary_turns(prompt)
-        if len(sizes) > _CACHED:
+        if len(sizes) > ENTRIES:
             sizes.clear()
         return _extract(summary, turns, cap, _Sizes(measure, sizes))
 

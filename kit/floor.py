@@ -32,6 +32,8 @@ class FloorMemory:
 
     def __init__(self, measure: Callable[[str], int], budget: int | None = None,
                  count: str = "text") -> None:
+        if not callable(measure):
+            raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
         if count not in ("text", "rendered"):
             raise ValueError(f"count must be 'text' or 'rendered', got {count!r:.60}")
         self.measure, self.size, self.rendered = measure, 0, count == "rendered"

@@ -217,9 +217,15 @@ def _size_reader(memory, with_query: bool) -> Callable[[str], int | None]:
     size = getattr(memory, "context_size", None)
     if not callable(size):
         return lambda question: None
-    if with_query and _accepts(size, "query"):
-        return lambda question: size(query=question)
-    return lambda question: size()
+    asks = with_query and _accepts(size, "query")
+
+    def read(question: str) -> int | None:
+        found = size(query=question) if asks else size()
+        if found is not None and (isinstance(found, bool) or not isinstance(found, int)
+                                  or found < 0):
+            raise ValueError(f"context_size must return an int >= 0 or None, got {found!r}")
+        return found
+    return read
 
 
 def _check_sizes(memory, label: str, picked: Sequence[int], loads: dict) -> None:
@@ -232,9 +238,9 @@ def _check_sizes(memory, label: str, picked: Sequence[int], loads: dict) -> None
     for i in picked:
         query, reported = loads[i]
         found = recount(query=query) if query is not None else recount()
-        if found != reported:
+        if type(found) is not int or found != reported:
             raise ValueError(f"memory {label!r}, question {i}: it reports a context of "
-                             f"{reported} but re-counting it by its own rule gives {found}")
+                             f"{reported!r} but re-counting it by its own rule gives {found!r}")
 
 
 def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str | None = None,
@@ -250,8 +256,10 @@ def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str |
     ``"memory"`` (the default: the size the memory reports with ``context_size(query)``
     under its own counting rule, no tokenizer call; a memory without it is measured) or
     ``"measured"`` (every context text measured whole). ``check``: int >= 0, how many
-    loads (a seeded sample of the questions) to re-count with the memory's own rule
-    (its ``recount(query)``) against what it reported: any disagreement raises.
+    loads (a seeded sample of the questions; all of them when ``check`` is larger) to
+    re-count with the memory's own rule (its ``recount(query)``) against what it
+    reported: any disagreement raises. A memory that reports no sizes is measured, and
+    then has nothing to check: the run's ``sizes`` says "measured" and ``checked`` 0.
     Returns an :class:`EvalRun`.
 
     Raises TypeError for a factory that is not callable or builds something without
@@ -314,14 +322,14 @@ def evaluate(conversation: LongConversation, factory: MemoryFactory, name: str |
         answer = None if q.category == 5 or not q.answer else _squash(q.answer) in squashed
         results.append(QuestionResult(i, q.category, q.question, q.evidence, found, answer,
                                       tokens))
-    if check and loads:
-        _check_sizes(memory, label, sorted(random.Random(0).sample(sorted(loads),
-                                                                   min(check, len(loads)))),
-                     loads)
+    picked = sorted(random.Random(0).sample(sorted(loads), min(check, len(loads))))
+    if picked:
+        _check_sizes(memory, label, picked, loads)
     return EvalRun(conversation.name, label, len(conversation.turns), tuple(results),
                    cache.unit, used_rule, "keywords" if keywords else "prefix", add_model,
                    model_calls() - add_model, add_tokenizer, cache.calls - start,
-                   _ambiguous(conversation, needles) if used_rule == "text" else ())
+                   _ambiguous(conversation, needles) if used_rule == "text" else (),
+                   "memory" if loads else "measured", len(picked))
 
 
 def evaluate_all(conversations: Iterable[LongConversation],

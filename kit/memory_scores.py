@@ -84,7 +84,11 @@ class EvalRun:
     or "prefix" (see :func:`render_turn`); ``unit``: of ``context_tokens``;
     ``add_*`` / ``query_*``: model and tokenizer calls while adding the turns / while
     building and measuring the contexts; ``ambiguous``: evidence ids the text rule may
-    over-count (empty under the numbers rule).
+    over-count (empty under the numbers rule); ``sizes``: where ``context_tokens`` came
+    from, "memory" (the size each memory reported under its own counting rule) or
+    "measured" (the context text measured whole: a memory that reports no size, or
+    ``sizes="measured"``); ``checked``: how many loads were re-counted by the memory's
+    own rule and agreed (0 when none was asked for, or the memory reports no sizes).
     """
 
     conversation: str
@@ -99,6 +103,8 @@ class EvalRun:
     add_tokenizer_calls: int
     query_tokenizer_calls: int
     ambiguous: tuple[str, ...] = ()
+    sizes: str = "measured"
+    checked: int = 0
 
     @property
     def model_calls(self) -> int:

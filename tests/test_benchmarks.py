@@ -139,6 +139,10 @@ def check_memory_policy_output(lines, conversations, budgets, strategies):
     assert re.fullmatch(r"total \d+\.\d\d s for \d+ runs on [\d,]+ turns; tokenizer calls in "
                         r"all: [\d,]+ \(each distinct text measured once: [\d,]+ texts cached\)",
                         lines[total])
+    checked = sum(min(5, len(c.questions)) for c in conversations) * len(budgets) * len(strategies)
+    assert lines[total + 1] == (f"context sizes: reported by the memories in {n} of {n} runs "
+                                f"(the others measured); {checked:,} loads re-counted by the "
+                                f"memories' own rules, all agreeing")
     return rows
 
 

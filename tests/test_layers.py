@@ -20,7 +20,7 @@ import pytest
 KIT = Path(__file__).resolve().parents[1] / "kit"
 LAYERS = {
     0: ["kit.tokens", "kit.offline", "kit.messages", "kit.trace", "kit.validation",
-        "kit.prompts", "kit.ranking", "kit.sizing"],
+        "kit.prompts", "kit.ranking", "kit.sizing", "kit.textcache"],
     1: ["kit.llm", "kit.extractive", "kit.structured", "kit.openai_compat", "kit.locomo",
         "kit.synthetic"],
     2: ["kit.memory"],

@@ -213,6 +213,15 @@ CASES = {
         make = lambda n: "**1.** - a:\\n" * (n // 12)       # no line is a part: all are read
         call = parse_parts
     """,
+    "recall plan: picking among candidates of which none can fit": """
+        import numpy as np
+        from kit.memory.recall_plan import Candidates, pick
+        def make(n):
+            costs = np.array([100, 3] * (n // 20), dtype=np.int64)
+            return Candidates(np.arange(len(costs)), costs, np.arange(len(costs)) % 50,
+                              ["[1 May, 2023]"] * 50, list)
+        call = lambda candidates: pick(candidates, 40, 0, lambda day: 1000)
+    """,
     "recall plan: a session date with a long run of spaces": """
         from kit.memory.recall_plan import date_line
         make = lambda n: "1:56 pm" + " " * n + "on 8 May, 2023"

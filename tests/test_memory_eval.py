@@ -91,9 +91,12 @@ def test_a_memory_that_counts_what_it_renders_reports_its_size_and_nothing_is_me
     words) per turn; the window holds turns 9-12 (1+3, 1+5, 1+5, 1+6 = 23 <= 25 words,
     turn 8 would make 28) and the evaluator takes the memory's figure, measuring no
     context; measured whole, the text gives the same 23 words."""
-    r = run(lambda m: TokenWindow(25, measure=m, count="rendered"))
+    r = run(lambda m: TokenWindow(25, measure=m, count="rendered"), check=2)
     assert {q.context_tokens for q in r.results} == {23}
-    assert r.query_tokenizer_calls == 0
+    assert r.query_tokenizer_calls == 0 and (r.sizes, r.checked) == ("memory", 2)
+    texts = run(lambda m: TokenWindow(25, measure=m), check=2)      # count="text": no size
+    assert (texts.sizes, texts.checked) == ("measured", 0)
+    assert run(lambda m: TokenWindow(25, measure=m, count="rendered"), check=99).checked == 4
     measured = run(lambda m: TokenWindow(25, measure=m, count="rendered"), sizes="measured")
     assert {q.context_tokens for q in measured.results} == {count_words(
         "Ann: How is work?\nBob: I started at Orbit Labs.\nAnn: Vera now lives in Quito.\n"

@@ -127,3 +127,85 @@ def test_shared_scores_keep_at_most_their_bytes():
         SharedScores(max_bytes=0)
     with pytest.raises(TypeError, match="shared must be a SharedScores"):
         TurnIndex(shared={})
+
+
+def test_bad_input_to_the_new_entry_points_is_named_and_changes_nothing():
+    from kit.floor import FloorMemory
+    from kit.messages import Message
+    from kit.ranking.bm25 import BM25Index, recall_tokenize
+    index = BM25Index()
+    with pytest.raises(ValueError, match="keys must fit in 64 bits .*got 9223372036854775808"):
+        index.add(2 ** 63, "dog")
+    assert len(index) == 0 and index.key_array().tolist() == []
+    search = RecallSearch()
+    search.add(Message("user", "a dog", 2, 1, "Mel"))
+    with pytest.raises(TypeError, match="below must be an int or None, got True"):
+        search.index.ranking("dog", below=True)
+    with pytest.raises(TypeError, match=r"query must be a str, got list: \['dog'\]"):
+        search.index.score_array(["dog"])
+    with pytest.raises(TypeError, match="text must be a str, got list"):
+        recall_tokenize(["a"])
+    with pytest.raises(ValueError, match="positions must be ints >= 0"):
+        rrf_positions([np.array([-1, 0])])
+    with pytest.raises(ValueError, match="k_rrf"):
+        rrf_positions([np.array([0])], k_rrf=float("nan"))
+    assert rrf_positions([]).tolist() == [] == rrf_positions([np.array([], dtype=int)]).tolist()
+    with pytest.raises(TypeError, match="measure must be callable"):
+        FloorMemory(None)
+    with pytest.raises(ValueError, match=r"unseen tokens without unseen items: \(0, 50\)"):
+        Part("recalled", (3,), unseen=(0, 50))
+
+
+def test_rrf_exact_ties_from_different_ranks_follow_the_tie_rule():
+    """2/63 = 2/90 + 1/105 exactly: A (rank 3 twice) and B (rank 30 twice, 45 once) tie;
+    A holds the better rank, so it comes first, as in rrf."""
+    others = list(range(2, 200))
+    one = others[:2] + [0] + others[2:28] + [1] + others[28:]
+    two = list(one)
+    three = others[:44] + [1] + others[44:]
+    expected = [key for key, _ in rrf([one, two, three])]
+    found = rrf_positions([np.array(one), np.array(two), np.array(three)]).tolist()
+    assert found == expected and found.index(0) < found.index(1)
+
+
+def test_shared_scores_tell_apart_what_the_digest_of_tokens_would_not():
+    """A "?" the tokenizer drops, two session dates of one month, another tokenizer at a
+    reused address: each gives its own ranking, as an unshared index does."""
+    def search(shared, turns, **options):
+        found = RecallSearch(TurnIndex(shared=shared), neighbours=True, **options)
+        for number, (role, speaker, text, when) in enumerate(turns, start=1):
+            found.add(Message(role, text, 1, number, speaker, when))
+        return found
+    from kit.messages import Message
+    day = "1:00 pm on 8 May, 2023"
+    a = [("user", "Mel", "I adopted a beagle", day), ("assistant", "Car", "Which breed was it.", day),
+         ("user", "Mel", "A small one", day)]
+    b = [a[0], ("assistant", "Car", "Which breed was it?", day), a[2]]
+    shared = SharedScores()
+    assert search(shared, a).rank("breed") == search(None, a).rank("breed")
+    assert search(shared, b).rank("breed") == search(None, b).rank("breed") == [2, 3, 1]
+    def index(tokenizer, shared):
+        built = TurnIndex(tokenizer=tokenizer, feedback=(0, 0), spread=(0.0, 0.0),
+                          shared=shared)
+        built.add(1, "Dog dog")
+        built.add(2, "dog cat")
+        return built
+    assert index(lambda s: s.lower().split(), shared).scores("Dog").keys() == {1, 2}
+    split = lambda s: s.split()                        # noqa: E731  another tokenizer
+    assert index(split, shared).scores("Dog") == index(split, None).scores("Dog")
+    assert index(split, None).scores("Dog").keys() == {1}
+
+
+def test_the_text_caches_keep_short_texts_only():
+    from kit.textcache import LONGEST, text_cache
+    calls = []
+
+    @text_cache
+    def words(text):
+        calls.append(text)
+        return tuple(text.split())
+    short, long = "a b", "x " * LONGEST
+    assert words(short) == words(short) == ("a", "b") and calls == [short]
+    words(long), words(long)
+    assert calls == [short, long, long]                 # computed each time, never kept
+    assert words.cache_info().currsize == 1

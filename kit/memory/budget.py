@@ -115,6 +115,9 @@ class Part:
                              f"got {self.unseen!r:.60}")
         _size(f"part {self.name!r}: unseen count", self.unseen[0])
         _size(f"part {self.name!r}: unseen tokens", self.unseen[1])
+        if not self.unseen[0] and self.unseen[1]:
+            raise ValueError(f"part {self.name!r}: unseen tokens without unseen items: "
+                             f"{self.unseen!r}")
 
     @cached_property
     def wanted(self) -> int:

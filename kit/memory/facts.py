@@ -29,14 +29,14 @@ and a running summary's lines are not read again at every compaction.
 """
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable
+
+from kit.textcache import text_cache
 
 __all__ = ["facts_in", "missing_facts", "repair", "off_topic", "MOST"]
 
 MOST = 0.5      # a summary keeping fewer than this share of the facts is rejected
-_CACHED = 1 << 14    # lines whose facts and words are kept (least recently used dropped)
 
 _NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
 _LIST_MARK = re.compile(r"^[ \t]*(?:\[(?:user|assistant)\] |[^\W\d_][\w ]{0,30}: )?"
@@ -98,7 +98,7 @@ def facts_in(text: str) -> set[str]:
     return set(_of_lines(_line_facts, text))
 
 
-@functools.lru_cache(maxsize=_CACHED)
+@text_cache
 def _line_facts(line: str) -> frozenset[str]:
     """:func:`facts_in` of one line (no "\\n"), once per distinct line."""
     marks = {m.end() for m in _LIST_MARK.finditer(line)}
@@ -109,7 +109,7 @@ def _line_facts(line: str) -> frozenset[str]:
     return frozenset(facts)
 
 
-@functools.lru_cache(maxsize=_CACHED)
+@text_cache
 def _line_kept(line: str) -> frozenset[str]:
     """:func:`_kept` of one line (no "\\n"), once per distinct line."""
     return _line_facts(line) | {m.group() for m in _WORD.finditer(line)}

@@ -66,9 +66,11 @@ def pick(candidates: Candidates, room: int, overhead: int,
     if it fits in what is left, the ``overhead`` paid with the first, a day's date line,
     ``day_cost(day id)``, with the first of that day), within ``room``. Returns the
     indices chosen (best first) and the tokens all candidates want (the part's
-    ``wanted``). It jumps over candidates whose line alone exceeds what is left, in one
-    array operation, and stops when no candidate left can fit: the same choice as
-    offering every candidate, without work for those that cannot make the cut."""
+    ``wanted``). It takes the run that fits in one array step, jumps over candidates
+    whose line alone exceeds what is left, and stops when no candidate left can fit
+    (what is left is below the smallest line to come): the same choice as offering every
+    candidate, in time linear in their number, without Python work for those that
+    cannot make the cut."""
     import numpy as np
     costs, days = candidates.costs, candidates.days
     if not len(costs):
@@ -86,22 +88,36 @@ def pick(candidates: Candidates, room: int, overhead: int,
     chosen = list(range(fit))
     paid = set(days[:fit].tolist())
     left = room - (int(spent[fit - 1]) if fit else 0)
+    smallest = np.minimum.accumulate(costs[::-1])[::-1]    # the smallest line from i on
     sizes, day_of, i = costs.tolist(), days.tolist(), fit
     while i < len(sizes):                           # the rest, one by one
-        if sizes[i] > left:                        # its line alone is too big: jump ahead
-            ahead = np.flatnonzero(costs[i + 1:] <= left)
-            if not len(ahead):
-                break
-            i += 1 + int(ahead[0])
+        title = 0 if chosen else overhead
+        if left < smallest[i] + title:             # nothing from here on can fit
+            break
+        if sizes[i] + title > left:                # too big alone: jump to one that is not
+            i = _first_at_most(costs, i + 1, left - title)
             continue
         day = day_of[i]
-        cost = sizes[i] + (0 if chosen else overhead) + (0 if day in paid else day_cost(day))
+        cost = sizes[i] + title + (0 if day in paid else day_cost(day))
         if cost <= left:
             chosen.append(i)
             paid.add(day)
             left -= cost
         i += 1
     return chosen, wanted
+
+
+def _first_at_most(values: np.ndarray, start: int, limit: int) -> int:
+    """The first index >= ``start`` whose value is <= ``limit`` (``len(values)`` if none),
+    scanned in blocks that double: the cost is linear in the distance jumped."""
+    import numpy as np
+    block = 64
+    while start < len(values):
+        hits = np.flatnonzero(values[start:start + block] <= limit)
+        if len(hits):
+            return start + int(hits[0])
+        start, block = start + block, 2 * block
+    return len(values)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ With every part off it ranks exactly as the direct search. Deterministic.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -155,6 +156,7 @@ class RecallSearch:
         self._backoff = Backoff(64)                 # skip a failing embedder, as a summariser
         self.owned = False                          # set by the memory that uses it
         self.last: dict[str, list] = {}
+        self._roles = hashlib.blake2b(digest_size=16)   # the turns' roles, for a shared key
 
     def like(self) -> "RecallSearch":
         """A new, empty search with the same settings."""
@@ -215,6 +217,8 @@ class RecallSearch:
 
     def _index(self, message: Message) -> None:
         line = f"{message.label}: {message.content}"
+        if self.index.shared is not None:       # what the index's digest does not hold
+            self._roles.update(repr((message.number, message.role)).encode())
         self.index.add(message.number, message.content, message.speaker, message.when)
         self.asks.append(message.content.rstrip().endswith("?"))
         self.labels.append(message.label)
@@ -309,8 +313,8 @@ class RecallSearch:
                 raise TypeError(f"{name} must be a str, got {type(value).__name__}: {value!r:.60}")
         if below is not None and (isinstance(below, bool) or not isinstance(below, int)):
             raise TypeError(f"below must be an int or None, got {below!r:.60}")
-        key = (self.index.shared_key("fused", query, below, recent, self.sessions,
-                                     self.split, self.neighbours, self.k_rrf)
+        key = (self.index.shared_key("fused", self._roles.digest(), query, below, recent,
+                                     self.sessions, self.split, self.neighbours, self.k_rrf)
                if self.decompose is None and self.dense is None else None)
         found = self.index.shared.get(key) if key is not None else None
         if found is not None:                   # another search of the same turns did it

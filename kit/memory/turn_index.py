@@ -33,11 +33,11 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kit.ranking.bm25 import KEPT_WORDS, BM25Index, light_stem, recall_stopwords, recall_tokenize
 from kit.ranking.dates import annotate, parse_session_date, resolve_times
+from kit.textcache import text_cache
 from kit.validation import check_flag, check_int, check_weight
 
 if TYPE_CHECKING:
@@ -50,12 +50,12 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
            "september", "october", "november", "december")
 
 
-@lru_cache(maxsize=16384)
+@text_cache
 def _date_words(text: str, when: str, index_date: bool, resolve_dates: bool
                 ) -> tuple[tuple[str, ...], str]:
     """The date words of a turn (its session's month and year, the months and years its
     relative times resolve to) and its note; a pure function of its arguments, so kept
-    for the most recent 16,384 turns (a benchmark feeds each turn to many memories)."""
+    (:func:`kit.textcache.text_cache`: a benchmark feeds each turn to many memories)."""
     words, note = [], ""
     day = parse_session_date(when) if (index_date or resolve_dates) and when else None
     if day is not None and index_date:
@@ -74,10 +74,11 @@ class SharedScores:
     budget and per strategy: each question is then scored once, not once per memory).
 
     A value is found by the index's settings, a digest of everything it has indexed
-    (BLAKE2b over each turn's number, speaker and tokens) and what it was computed from
-    (the query; for a search's fused ranking, its settings and the window's start), so
-    an index never gets another's values. Holds at most ``max_bytes`` of arrays (default 64 MiB),
-    the least recently used dropped first; safe to share between threads.
+    (BLAKE2b over each turn's number, text, speaker and session date) and a digest of
+    what it was computed from (the query; for a search's fused ranking, also the search's
+    settings, the roles of its turns and the window's start), so an index never gets
+    another's values. Holds at most ``max_bytes`` of values (default 64 MiB; keys are of
+    fixed size), the least recently used dropped first; safe to share between threads.
     """
 
     def __init__(self, max_bytes: int = 64 * 2 ** 20) -> None:
@@ -227,8 +228,8 @@ class TurnIndex:
         extra, note = self.extra_terms(text, speaker, when)
         tokens = self.bm25.tokens(text) + extra
         self.bm25.add(number, tokens=tokens)
-        if self.shared is not None:
-            self._content.update(repr((number, speaker, tokens)).encode())
+        if self.shared is not None:             # all a score can depend on, as given
+            self._content.update(repr((number, text, speaker, when)).encode())
             self._key = None
         if note:
             self.notes[number] = note
@@ -272,6 +273,8 @@ class TurnIndex:
         first), only those with numbers below ``below`` when given: the order over the
         whole index is kept with the scores (and shared like them), and the turns at or
         above ``below`` are filtered out of it, which keeps their order."""
+        if below is not None and (isinstance(below, bool) or not isinstance(below, int)):
+            raise TypeError(f"below must be an int or None, got {below!r:.60}")
         order = self._kept(self._ranked, query, (query, "ranking"),
                            lambda q: self.bm25.best(self.score_array(q)))
         cut = self.bm25.cut(below)
@@ -280,7 +283,9 @@ class TurnIndex:
     def _kept(self, local: dict, query: str, parts: tuple, compute) -> np.ndarray:
         """``compute(query)`` for the index as it is now, made read-only and kept: in
         ``local`` (this index, until the next add; at most 64 queries) and in the
-        shared scores when there are some."""
+        shared scores when there are some. Raises TypeError for a query not a str."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}: {query!r:.60}")
         key = self.shared_key(*parts)
         found = self.shared.get(key) if key is not None else None
         if found is None:
@@ -297,16 +302,18 @@ class TurnIndex:
 
     def shared_key(self, *parts) -> tuple | None:
         """The key of a value computed from this index as it is now and ``parts`` (None
-        when nothing is shared)."""
+        when nothing is shared): the settings (the tokenizer itself, not its id, which a
+        later function may reuse), a digest of every turn as given (number, text, speaker,
+        session date) and a digest of ``parts`` (a query may be long)."""
         if self.shared is None:
             return None
         if self._key is None:
             self._key = (self._settings(), self._content.digest())
-        return (*self._key, *parts)
+        return (*self._key, hashlib.blake2b(repr(parts).encode(), digest_size=16).digest())
 
     def _settings(self) -> tuple:
         return (self.k1, self.b, self.spread, self.speaker_boost, self.feedback,
-                self.index_speaker, self.index_date, self.resolve_dates, id(self.tokenizer))
+                self.index_speaker, self.index_date, self.resolve_dates, self.tokenizer)
 
     def scores(self, query: str) -> dict[int, float]:
         """``{message number: score}`` for every turn scoring > 0 on ``query``."""

@@ -25,10 +25,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kit.ranking.column import Column
+from kit.textcache import text_cache
 from kit.validation import check_weight
 
 if TYPE_CHECKING:                 # numpy is imported when a search first needs it
@@ -113,13 +113,15 @@ def recall_tokenize(text: str) -> list[str]:
     removed, each folded by :func:`light_stem`.
     ``recall_tokenize("What has Melanie painted?") == ["melanie", "paint"]``.
 
-    A pure function of the text, so its results are kept for the most recent 16,384
-    distinct texts (a benchmark that feeds one conversation to many memories tokenises
-    each turn once)."""
+    A pure function of the text, so its results are kept (:func:`kit.textcache.text_cache`:
+    a benchmark that feeds one conversation to many memories tokenises each turn once).
+    Raises TypeError for a non-str."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.60}")
     return list(_recall_tokens(text))
 
 
-@lru_cache(maxsize=16384)
+@text_cache
 def _recall_tokens(text: str) -> tuple[str, ...]:
     stop = recall_stopwords()
     return tuple(light_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in stop)
@@ -180,6 +182,8 @@ class BM25Index:
         if isinstance(key, bool) or not isinstance(key, int) or (self.keys and key <= self.keys[-1]):
             raise ValueError(f"keys must be increasing ints; got {key!r} after "
                              f"{self.keys[-1] if self.keys else None}")
+        if not -2 ** 63 <= key < 2 ** 63:
+            raise ValueError(f"keys must fit in 64 bits (an array holds them); got {key!r}")
         tokens = self.tokens(text) if tokens is None else list(tokens)
         position, counts = len(self.keys), Counter(tokens)
         for term, tf in counts.items():

@@ -57,40 +57,62 @@ def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60,
 
 def rrf_positions(rankings: Sequence[np.ndarray], k_rrf: float = 60,
                   weights: Sequence[float] | None = None) -> np.ndarray:
-    """:func:`rrf` over rankings of positions (int arrays, best first, no repeats, at
-    least one ranking), in array operations: the fused positions, best first.
+    """:func:`rrf` over rankings of positions (int arrays of positions >= 0, best first,
+    no repeats: :meth:`kit.ranking.bm25.BM25Index.best` gives such), in array operations:
+    the fused positions, best first, in exactly the order :func:`rrf` gives.
 
-    The same scores and the same tie rule as :func:`rrf` (best rank, then the first
-    ranking holding it), with one difference in the arithmetic: each position's terms
-    are added in increasing order rather than with ``math.fsum``. Equal sets of terms
-    still give exactly equal scores; two different sets whose sums differ by less than
-    a rounding error (about 1e-17 here) may be ordered the other way. Costs about the
-    rankings' lengths times their number, with no Python work per position.
-    ``k_rrf`` and ``weights`` are checked by the caller (:func:`rrf` checks them).
-    """
+    Each position's terms are added in increasing order (a sorting network over the
+    rankings), so equal sets of terms give exactly equal scores; where two neighbouring
+    scores come within 1e-12 of each other, that run is scored again with ``math.fsum``,
+    as :func:`rrf` does, and ordered by its tie rule (best rank, then the first ranking
+    holding it). The cost is about the rankings' lengths times their number, with Python
+    work only for those near-ties. Raises ValueError for a negative position, a bad
+    ``k_rrf`` or bad weights."""
     import numpy as np
+    check_k_rrf(k_rrf)
     if weights is None:
         weights = [1.0] * len(rankings)
-    rankings = [np.asarray(r, dtype=np.int64) for r in rankings]
+    if len(weights) != len(rankings) or any(
+            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
+            or w < 0 for w in weights):
+        raise ValueError(f"weights must be one finite number >= 0 per ranking "
+                         f"({len(rankings)}), got {list(weights)!r:.80}")
+    rankings = [np.asarray(r, dtype=np.int64).ravel() for r in rankings]
+    if any(len(r) and r.min() < 0 for r in rankings):
+        raise ValueError("positions must be ints >= 0")
     size = 1 + max((int(r.max()) for r in rankings if len(r)), default=-1)
+    if not size:
+        return np.zeros(0, dtype=np.int64)
     absent = np.iinfo(np.int64).max
     ranks = np.full((size, len(rankings)), absent)  # position -> its rank in each ranking
-    terms = []                                      # per ranking: position -> its term
+    columns = []                                    # per ranking: position -> its term
     for r, ranking in enumerate(rankings):
         places = np.arange(1, len(ranking) + 1)
         ranks[ranking, r] = places
         column = np.zeros(size)
         column[ranking] = weights[r] / (k_rrf + places)
-        terms.append(column)
+        columns.append(column)
     first = ranks.argmin(axis=1)                    # the first ranking holding the best rank
     best = ranks[np.arange(size), first]
     held = np.flatnonzero(best != absent)
-    terms = [column[held] for column in terms]
+    terms = [column[held] for column in columns]
     for round_ in range(len(terms)):                # odd-even transposition sort: each
         for i in range(round_ % 2, len(terms) - 1, 2):   # position's terms in increasing
             terms[i], terms[i + 1] = (np.minimum(terms[i], terms[i + 1]),      # order
                                       np.maximum(terms[i], terms[i + 1]))
-    scores = terms[0].copy()
+    scores = terms[0].copy() if terms else np.zeros(0)
     for column in terms[1:]:
         scores += column
-    return held[np.lexsort((best[held] * len(rankings) + first[held], -scores))]
+    tie = best[held] * len(rankings) + first[held]
+    order = np.lexsort((tie, -scores))
+    ranked = scores[order]
+    near = np.flatnonzero(ranked[:-1] - ranked[1:] <= 1e-12 * ranked[:-1])
+    if len(near):                                   # runs of near-ties: score them exactly
+        order = order.copy()
+        starts = near[np.r_[True, near[1:] != near[:-1] + 1]]
+        ends = near[np.r_[near[1:] != near[:-1] + 1, True]] + 2
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            run = order[start:end]
+            exact = [(-math.fsum(c[held[i]] for c in columns), int(tie[i])) for i in run.tolist()]
+            order[start:end] = run[sorted(range(len(run)), key=exact.__getitem__)]
+    return held[order]
