@@ -25,6 +25,19 @@ def check_k_rrf(k_rrf: object) -> float:
     return k_rrf
 
 
+def _weights(weights: Sequence[float] | None, count: int) -> Sequence[float]:
+    """``weights``, or ``count`` ones for None; ValueError unless one finite number >= 0
+    per ranking."""
+    if weights is None:
+        return [1.0] * count
+    if len(weights) != count or any(
+            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
+            or w < 0 for w in weights):
+        raise ValueError(f"weights must be one finite number >= 0 per ranking "
+                         f"({count}), got {list(weights)!r:.80}")
+    return weights
+
+
 def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60,
         weights: Sequence[float] | None = None) -> list[tuple[Hashable, float]]:
     """Reciprocal rank fusion of ``rankings`` (each a sequence of keys, best first; rank
@@ -38,13 +51,7 @@ def rrf(rankings: Sequence[Sequence[Hashable]], k_rrf: float = 60,
     finite number >= 0, or for weights that are not one finite number >= 0 per ranking.
     """
     check_k_rrf(k_rrf)
-    if weights is None:
-        weights = [1.0] * len(rankings)
-    elif len(weights) != len(rankings) or any(
-            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
-            or w < 0 for w in weights):
-        raise ValueError(f"weights must be one finite number >= 0 per ranking "
-                         f"({len(rankings)}), got {list(weights)!r:.80}")
+    weights = _weights(weights, len(rankings))
     terms: dict[Hashable, list[float]] = {}
     first: dict[Hashable, tuple[int, int]] = {}   # key -> (best rank, ranking index)
     for r, ranking in enumerate(rankings):
@@ -70,13 +77,7 @@ def rrf_positions(rankings: Sequence[np.ndarray], k_rrf: float = 60,
     ``k_rrf`` or bad weights."""
     import numpy as np
     check_k_rrf(k_rrf)
-    if weights is None:
-        weights = [1.0] * len(rankings)
-    if len(weights) != len(rankings) or any(
-            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
-            or w < 0 for w in weights):
-        raise ValueError(f"weights must be one finite number >= 0 per ranking "
-                         f"({len(rankings)}), got {list(weights)!r:.80}")
+    weights = _weights(weights, len(rankings))
     rankings = [np.asarray(r, dtype=np.int64).ravel() for r in rankings]
     if any(len(r) and r.min() < 0 for r in rankings):
         raise ValueError("positions must be ints >= 0")
