@@ -41,7 +41,8 @@ environment; ``module:name``: a prompt model ``str -> str``).
 
 Usage: python benchmarks/memory_policy.py [--data [DIR]] [--conversations 26,30]
        [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
-       [--ablation] [--cv] [--check 5] [--embedder hashing|openai|module:name] [--llm openai|module:name]
+       [--ablation] [--cv] [--check 5] [--embedder hashing|openai|module:name]
+       [--llm openai|module:name]
        [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
 """
 from __future__ import annotations

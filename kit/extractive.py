@@ -239,8 +239,13 @@ def _key(sentence: str) -> str:
     return " ".join(sentence.casefold().split())
 
 
+def _tagged(role: str, text: str) -> str:
+    """A summary line: the sentence under its speaker's tag (untagged: as it was)."""
+    return f"[{role}] {text}" if role else text
+
+
 def _render(items: list[tuple[str, str]]) -> str:
-    return "\n".join(f"[{role}] {text}" if role else text for role, text in items)
+    return "\n".join(_tagged(role, text) for role, text in items)
 
 
 # -- sizes: each line measured once ---------------------------------------------------
@@ -387,7 +392,7 @@ def _extract(summary: str, turns: Sequence[tuple[str, str]], cap: int, sizes: _S
     candidates = facts or [len(said) - 1]                 # nothing factual: the newest
     ranked = sorted(candidates, reverse=True,             # rule 2's priority, highest first
                     key=lambda i: (score[i], said[i][0] != "assistant", i))
-    lines = [f"[{role}] {text}" if role else text for role, text in said]
+    lines = [_tagged(role, text) for role, text in said]
     kept = _fill(lines, ranked, cap, sizes)
     if not kept:                                          # not even one fits: cut the top one
         return _fit_words(*said[ranked[0]], cap, sizes.measure)

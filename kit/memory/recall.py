@@ -138,8 +138,7 @@ class RecallMemory(Memory):
         self.summary, self.summary_tokens, self.compactions = "", 0, 0
         self.archive: dict[int, Message] = {}     # turns out of the window, without a store
         self._sizes: dict[str, int] = {}          # date line / title / separator -> size
-        self._line_sizes: dict[int, int] = {}     # message number -> its line's size
-        self._columns = _TurnColumns()            # index position -> line cost, day
+        self._columns = _TurnColumns()            # index position -> line's size, day
         self._lines: dict[int, str] = {}          # message number -> its context line
         self._query_size: tuple[str, int] | None = None
         self._summary_size: tuple[str, int] | None = None
@@ -185,12 +184,12 @@ class RecallMemory(Memory):
         """Size of the message's context line as sent: ``"Caroline: text"``, its note of
         resolved times and its line break, measured as one text, once per message (a
         tokenizer merges a line's last punctuation with its line break, so the pieces
-        measured apart would count more than is sent)."""
-        size = self._line_sizes.get(message.number)
-        if size is None:
-            size = self._line_sizes[message.number] = measured(self.measure,
-                                                              f"{self.line(message)}\n")
-        return size
+        measured apart would count more than is sent). Kept by index position with the
+        turn's day (a message not indexed yet is measured)."""
+        position = self.search.index.bm25.position(message.number)
+        if position is not None and position < len(self._columns.costs):
+            return self._columns.costs.values[position]
+        return measured(self.measure, f"{self.line(message)}\n")
 
     @property
     def window_tokens(self) -> int:
@@ -294,15 +293,14 @@ class RecallMemory(Memory):
         search = self.search.like()
         turns = list(store.turns(session_id))
         search.extend(turns)
-        sizes, columns = {}, _TurnColumns()
+        columns = _TurnColumns()
         for message in turns:
-            sizes[message.number] = measured(self.measure, f"{_line(search, message)}\n")
-            columns.append(sizes[message.number], message.when)
+            columns.append(measured(self.measure, f"{_line(search, message)}\n"), message.when)
 
         def finish() -> None:
             search.owned, self.search.owned = True, False
             self.search, self.archive, self._plan_cache = search, {}, None
-            self._line_sizes, self._columns, self._lines = sizes, columns, {}
+            self._columns, self._lines = columns, {}
         return finish
 
     # -- the context -------------------------------------------------------------------

@@ -187,8 +187,10 @@ class BM25Index:
         tokens = self.tokens(text) if tokens is None else list(tokens)
         position, counts = len(self.keys), Counter(tokens)
         for term, tf in counts.items():
-            positions, tfs = self.postings.get(term) or self.postings.setdefault(
-                term, (Column(), Column("float64")))
+            found = self.postings.get(term)
+            if found is None:
+                found = self.postings[term] = (Column(), Column("float64"))
+            positions, tfs = found
             positions.values.append(position)
             tfs.values.append(tf)
         self.lengths.append(len(tokens))
