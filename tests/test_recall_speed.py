@@ -209,3 +209,23 @@ def test_the_text_caches_keep_short_texts_only():
     words(long), words(long)
     assert calls == [short, long, long]                 # computed each time, never kept
     assert words.cache_info().currsize == 1
+
+
+def test_a_measure_failing_on_a_line_leaves_the_recall_memory_whole():
+    from kit.memory import CompactionError
+    failing = {"on": False}
+
+    def measure(text):
+        if failing["on"] and text.endswith("\n"):
+            raise RuntimeError("tokenizer down")
+        return count_words(text)
+    memory, calm = RecallMemory(30, measure), RecallMemory(30, count_words)
+    for i, (role, text) in enumerate(TURNS * 3):
+        failing["on"] = i == 5
+        try:
+            memory.add(role, text)
+        except CompactionError:
+            assert i == 5
+        calm.add(role, text)
+    failing["on"] = False
+    assert memory.context("Biscuit vase") == calm.context("Biscuit vase")

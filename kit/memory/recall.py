@@ -207,8 +207,8 @@ class RecallMemory(Memory):
     def _after_append(self) -> dict:
         message = self.turns[-1]
         self.search.add(message)
-        self._columns.append(self.line_tokens(message), message.when)
         self._plan_cache = None
+        self._sync_columns()
         count, size, limit = 0, self.window_tokens, len(self.turns) - self.keep_recent
         if self.keep_recent:                 # the live question stays with its replies
             limit = min(limit, _newest_user(self.turns))
@@ -308,8 +308,17 @@ class RecallMemory(Memory):
         """The newest user message's text ("" if there is none in the window)."""
         return next((m.content for m in reversed(self.turns) if m.role == "user"), "")
 
+    def _sync_columns(self) -> None:
+        """Give every indexed turn its line's size and day, in index order (after an add;
+        and again if a measure failed halfway through one)."""
+        missing = self.search.index.numbers[len(self._columns.costs):]
+        for message in self.fetch(missing) if missing else ():
+            self._columns.append(measured(self.measure, f"{self.line(message)}\n"),
+                                 message.when)
+
     def _candidates(self, query: str) -> Candidates:
         """The turns older than the window, best match first, as arrays."""
+        self._sync_columns()
         below = self.turns[0].number if self.turns else self.added + 1
         recent = " ".join(m.content for m in self.turns) if self.fuse_recent else ""
         positions = self.search.rank_positions(query, below, recent)
