@@ -1,7 +1,8 @@
 """Command line: `python -m kit tokens TEXT`, `python -m kit trace laptop`,
 `python -m kit trace cod`, and the drills: `python -m kit drill --list`,
 `python -m kit drill NAME --start` (copy its starter to work/drills/ and start the clock),
-`python -m kit drill NAME FILE` (the scored rubric of your answer)."""
+`python -m kit drill NAME FILE` (the scored rubric of your answer), and the chat service:
+`python -m kit serve --workers 4 --store sqlite:chat.db` (or `--store redis://...`)."""
 from __future__ import annotations
 
 import argparse
@@ -153,6 +154,28 @@ def _drill(args: argparse.Namespace) -> int:
     return code
 
 
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+    except ImportError:
+        raise ValueError("the service needs the serve extra: pip install -e '.[serve]'") from None
+    from kit.serve.app import ENV, MAX_BODY
+    from kit.serve.service import SERVICE_BUDGET
+    from kit.serve.stores import open_store
+    open_store(args.store).close()              # a bad spec or file fails here, once
+    settings = {"STORE": args.store, "LOCK": args.lock, "TTL": args.lease,
+                "WAIT": args.wait, "MODEL_DELAY": args.model_delay,
+                "SUMMARY_DELAY": args.summary_delay, "BUDGET": args.budget or SERVICE_BUDGET,
+                "MAX_BODY": args.max_body or MAX_BODY, "STREAM_DELAY": args.stream_delay}
+    os.environ.update({ENV + key: str(value) for key, value in settings.items()})
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"python -m kit serve: listening on {args.host}: reachable from other "
+              f"machines, with no authentication", file=sys.stderr)
+    uvicorn.run("kit.serve.app:app_from_env", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level=args.log_level, access_log=False)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -174,6 +197,32 @@ def main(argv: list[str] | None = None) -> int:
                        help="seconds the check may take before it counts as failed (300)")
     drill.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     drill.set_defaults(run=_drill)
+    serve = sub.add_parser("serve", help="serve the chatbot over HTTP, with its chat page")
+    serve.add_argument("--store", default="sqlite:chat.db",
+                       help="sqlite:PATH (default sqlite:chat.db) or a redis:// URL")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes (1)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (8000)")
+    serve.add_argument("--lock", choices=["lease", "local"], default="lease",
+                       help="lease: the store's lease and fencing token (default); local: "
+                            "a lock in each process, wrong with several workers (lesson 10)")
+    serve.add_argument("--lease", type=float, default=10.0,
+                       help="seconds a session's lease lasts unless renewed (10)")
+    serve.add_argument("--wait", type=float, default=30.0,
+                       help="seconds a turn waits for a busy session before 503 (30)")
+    serve.add_argument("--model-delay", type=float, default=0.0,
+                       help="seconds the stub model sleeps per call (0)")
+    serve.add_argument("--summary-delay", type=float, default=0.0,
+                       help="seconds the stub summariser sleeps per call (0)")
+    serve.add_argument("--budget", type=int, default=None,
+                       help="the memory's budget in tokens (150)")
+    serve.add_argument("--max-body", type=int, default=None,
+                       help="bytes of a request body accepted (16384)")
+    serve.add_argument("--stream-delay", type=float, default=0.0,
+                       help="seconds between two streamed reply events (0)")
+    serve.add_argument("--log-level", default="warning", help="uvicorn's log level")
+    serve.set_defaults(run=_serve)
     args = parser.parse_args(argv)
     from kit.offline import OfflineEncodingError
     try:

@@ -40,12 +40,15 @@ What a store promises:
   naming the path and the session; every ``sqlite3.DatabaseError`` of a store
   operation is wrapped so. (SQLite keeps no checksums: bytes changed inside a text
   that leave the structure whole are not detected.)
-- **Every file carries its schema version** (``store_meta.schema_version``, now 2:
-  version 2 added the ``speaker`` and ``when_text`` columns). A version-1 file is
-  migrated when it is opened (the two columns are added, empty for the old rows, in one
-  transaction that first takes the write lock and reads the version again, so two
-  processes opening it at once migrate it once); any other version, a missing one, or
-  a file whose tables lack the columns of its version is refused, unchanged.
+- **Every file carries its schema version** (``store_meta.schema_version``, now 3:
+  version 2 added the ``speaker`` and ``when_text`` columns, version 3 the ``leases``,
+  ``turns`` and ``events`` tables the chat service keeps, see :mod:`kit.serve.stores`).
+  An older file is migrated when it is opened, one version at a time (version 1: the
+  two columns are added, empty for the old rows; version 2: the three tables are
+  made, empty), each step in one transaction that first takes the write lock and reads
+  the version again, so two processes opening it at once migrate it once; any other
+  version, a missing one, or a file whose tables lack the columns of its version is
+  refused, unchanged.
 """
 from __future__ import annotations
 
@@ -64,7 +67,7 @@ from kit.validation import check_seconds
 __all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "DEFAULT_TIMEOUT",
            "check_session"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_TIMEOUT = 5.0      # seconds a store operation waits for another connection's lock
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -75,13 +78,31 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS session_state (session_id TEXT PRIMARY KEY,"
     " state TEXT NOT NULL, updated_at REAL NOT NULL)",
 )
+# Version 3: what the chat service keeps beside the transcript (kit.serve.stores).
+_SERVICE_TABLES = (
+    # one row per session: the last fencing token handed out and when its lease ends
+    "CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY,"
+    " token INTEGER NOT NULL, expires_at REAL NOT NULL)",
+    # one row per committed turn: its messages, the token that wrote it, what it read
+    "CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, turn INTEGER NOT NULL,"
+    " first_number INTEGER NOT NULL, last_number INTEGER NOT NULL, token INTEGER,"
+    " based_on INTEGER NOT NULL, worker TEXT NOT NULL, committed_at REAL NOT NULL,"
+    " PRIMARY KEY (session_id, turn))",
+    # trace events as JSON, oldest first
+    "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " session_id TEXT NOT NULL, event TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS events_by_session ON events (session_id, seq)",
+)
+_SCHEMA += _SERVICE_TABLES
 _MIGRATIONS = {   # from version -> the statements that take a file to the next version
     "1": ("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
           "ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''"),
+    "2": _SERVICE_TABLES,
 }
+_TABLES = {"messages", "session_state", "leases", "turns", "events"}     # of version 3
 _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
 _MESSAGE_COLUMNS = {"session_id", "number", "role", "content", "tokens", "created_at",
-                    "speaker", "when_text"}                          # of version 2
+                    "speaker", "when_text"}                          # since version 2
 _MEMORY = ("", ":memory:")                                           # SQLite's private stores
 _INTEGER = 2 ** 63                    # SQLite's INTEGER holds -2**63 .. 2**63 - 1
 
@@ -203,7 +224,7 @@ class TranscriptStore:
     Raises :class:`StoreError` naming the path if the file is empty (0 bytes),
     truncated or damaged, belongs to another program, has an unknown schema version,
     stays locked past ``timeout`` or cannot be opened (see the module docstring); a
-    version-1 file is migrated. Raises TypeError/ValueError naming a bad ``clock`` or
+    version-1 or version-2 file is migrated. Raises TypeError/ValueError naming a bad ``clock`` or
     ``timeout``. Every operation raises :class:`StoreError` naming the path and the
     session if SQLite fails (the sqlite3 error is ``__cause__``); a failed write writes
     nothing. Thread-safe; a context manager that closes on exit.
@@ -272,9 +293,10 @@ class TranscriptStore:
                                  f"store (its tables: {', '.join(sorted(tables))})")
             version = self._version()
             while version in _MIGRATIONS:
+                if version != "1":               # the columns of version 2 come first
+                    self._check_columns(version)
                 version = self._migrate(version)
-            lacking = {"messages", "session_state"} - self._tables()
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+            lacking = _TABLES - self._tables()
         except sqlite3.DatabaseError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise StoreError(f"cannot open the transcript store {self.path!r}: "
@@ -291,8 +313,13 @@ class TranscriptStore:
         if lacking:
             raise StoreError(f"{self.path!r} has a store_meta table but lacks the table(s) "
                              f"{', '.join(sorted(lacking))}: not a whole transcript store")
+        self._check_columns(version)
+
+    def _check_columns(self, version: str) -> None:
+        """Raise StoreError if the messages table lacks a column of ``version`` (>= 2)."""
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(messages)")}
         if _MESSAGE_COLUMNS - columns:
-            raise StoreError(f"{self.path!r} says schema version {SCHEMA_VERSION} but its "
+            raise StoreError(f"{self.path!r} says schema version {version} but its "
                              f"messages table lacks the column(s) "
                              f"{', '.join(sorted(_MESSAGE_COLUMNS - columns))}")
 
@@ -478,14 +505,16 @@ class TranscriptStore:
         return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> int:
-        """Forget a session's messages and state (one transaction); return how many
-        messages went."""
+        """Forget a session's messages, state, turns and events (one transaction); return
+        how many messages went. Its lease row stays, so a fencing token is never handed
+        out twice."""
         check_session(session_id)
         with self._using(session_id, "deleting the session") as db:
             with db:
                 gone = db.execute("DELETE FROM messages WHERE session_id = ?",
                                   (session_id,)).rowcount
-                db.execute("DELETE FROM session_state WHERE session_id = ?", (session_id,))
+                for table in ("session_state", "turns", "events"):
+                    db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             return gone
 
     # -- state ------------------------------------------------------------------

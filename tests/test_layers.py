@@ -27,7 +27,7 @@ LAYERS = {
     3: ["kit.persistence", "kit.store", "kit.hierarchical", "kit.longterm", "kit.rag",
         "kit.conversations"],
     4: ["kit.memory_eval", "kit.memory_scores", "kit.policy_bench", "kit.retention",
-        "kit.floor", "kit.reliability", "kit.ablation"],
+        "kit.floor", "kit.reliability", "kit.ablation", "kit.serve"],
     5: ["kit.checks", "kit.mistakes", "kit.drills", "kit.widgets", "kit.plots", "kit.__main__",
         "kit"],
 }

@@ -485,8 +485,28 @@ def test_a_version_1_file_is_migrated_and_keeps_its_turns(tmp_path):
         assert store.turns("s")[1].speaker == "Bob"
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT value FROM store_meta").fetchall() == [(str(SCHEMA_VERSION),)]
+        tables = {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
     raw.close()
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3                     # 1 -> 2 -> 3, one step at a time
+    assert {"leases", "turns", "events"} <= tables
+
+
+def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
+    path = tmp_path / "v2.db"
+    with sqlite3.connect(path) as raw:
+        for statement in V1_SCHEMA:
+            raw.execute(statement)
+        raw.execute("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''")
+        raw.execute("ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''")
+        raw.execute("INSERT INTO store_meta VALUES ('schema_version', '2')")
+        raw.execute("INSERT INTO messages VALUES ('s', 1, 'user', 'text 1', 3, 1000.0, '', '')")
+    raw.close()
+    with TranscriptStore(path) as store:
+        assert store.turns("s") == [msg(1)]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("3",)]
+        assert raw.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
+    raw.close()
 
 
 def test_restore_round_trips_speaker_and_date(tmp_path):

@@ -10,6 +10,8 @@
   compaction steps are in :mod:`kit.memory.compaction`, its triggers in
   :mod:`kit.memory.triggers`, rebuilding from the transcript in :mod:`kit.memory.rebuild`.
 - :class:`BackgroundSummaryMemory`: the same, compacting on a worker thread (lesson 04).
+- :class:`DeferredSummaryMemory`: the same, compacting when told, after the reply has
+  gone out (the service of lesson 10).
 - :class:`RecallMemory`: recent turns plus older turns recalled from the transcript by
   BM25 (:mod:`kit.memory.turn_index`) and the parts of :class:`RecallSearch`
   (:mod:`kit.memory.recall_search`), optionally with a summary (lesson 09).
@@ -20,6 +22,7 @@ parts compete for the budget through the allocator, :func:`allocate`
 memory's context as parts, :meth:`Memory.allocation`).
 """
 from kit.memory.background import BackgroundSummaryMemory
+from kit.memory.deferred import DeferredSummaryMemory
 from kit.memory.base import BudgetedMemory, CompactionError, FullHistory, Memory, TraceEvent
 from kit.memory.budget import Allocation, Part, PartResult, allocate
 from kit.memory.compaction import Compactor, SummariserFailed, SummaryUpdate
@@ -41,6 +44,6 @@ __all__ = ["Memory", "BudgetedMemory", "TraceEvent", "CompactionError", "FullHis
            "build_summary_prompt", "split_for_compaction", "SummaryUpdate", "SummariserFailed",
            "Compactor", "SHORTEN_PROMPT", "STRUCTURED_SHORTEN_PROMPT", "fold_spans",
            "rebuild_summary", "resummarise", "Firing", "OverBudget", "TooManyTurns", "TooOld",
-           "BackgroundSummaryMemory", "RecallMemory", "RecallPlan", "RecallSearch",
+           "BackgroundSummaryMemory", "DeferredSummaryMemory", "RecallMemory", "RecallPlan", "RecallSearch",
            "split_query", "TurnIndex", "SharedScores", "light_stem",
            "recall_tokenize", "allocate", "Part", "PartResult", "Allocation"]

@@ -151,6 +151,17 @@ def _history(memory) -> str:
     return text
 
 
+def _check_ask(session_id: object, question: object) -> None:
+    """Raise ValueError/TypeError naming a bad session id or question."""
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise ValueError(f"session_id must be a non-empty str, got {session_id!r}")
+    if not isinstance(question, str):
+        raise TypeError(f"question must be a str, got {type(question).__name__}: "
+                        f"{question!r:.60}")
+    if not question.strip():
+        raise ValueError(f"question must not be empty, got {question!r}")
+
+
 def _elapsed_ms(start: object, end: object) -> float:
     """Milliseconds from ``start`` to ``end`` (clock readings in seconds). Raises TypeError
     for a reading that is not a number, ValueError for a non-finite or negative span."""
@@ -267,32 +278,47 @@ class Chatbot:
         retriever or the generation call propagates. In all these cases the memory is
         unchanged.
         """
-        if not isinstance(session_id, str) or not session_id.strip():
-            raise ValueError(f"session_id must be a non-empty str, got {session_id!r}")
-        if not isinstance(question, str):
-            raise TypeError(f"question must be a str, got {type(question).__name__}: "
-                            f"{question!r:.60}")
-        if not question.strip():
-            raise ValueError(f"question must not be empty, got {question!r}")
+        _check_ask(session_id, question)
         session = self._session(session_id)
         with session.lock:
-            _check_fits(session.memory, "question", question)
-            start = self.clock()
-            try:
-                answer = self._turn(session, session_id, question, start)
-            except Exception:
-                try:
-                    failed_ms = _elapsed_ms(start, self.clock())
-                except Exception:               # a broken clock must not hide the error
-                    failed_ms = None
-                if failed_ms is not None:
-                    self.metrics.record(FAILED_METRIC, failed_ms)
-                raise
-            self.metrics.record(TURN_METRIC, answer.latency_ms)
+            answer = self._timed(session.memory, session_id, question, len(session.answers) + 1)
+            session.answers.append(answer)
             return answer
 
-    def _turn(self, session: _Session, session_id: str, question: str, start: float) -> Answer:
-        memory, calls = session.memory, [0]
+    def answer_turn(self, memory, session_id: str, question: str, turn: int) -> Answer:
+        """One turn on a memory the caller holds: :meth:`ask` without the session
+        registry and its lock, for a service that loads each session's memory from a
+        shared store and holds the session's lock itself (:mod:`kit.serve`).
+
+        ``memory``: the session's memory (as ``memory_factory`` makes them); ``turn``:
+        the turn's number in its session (int >= 1), recorded in the Answer. The answer
+        is not kept by the chatbot (``answers()`` does not list it); the latency goes to
+        ``metrics``. Raises what :meth:`ask` raises, with the memory unchanged, and
+        ValueError for a ``turn`` that is not an int >= 1."""
+        _check_ask(session_id, question)
+        if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
+            raise ValueError(f"turn must be an int >= 1, got {turn!r}")
+        return self._timed(memory, session_id, question, turn)
+
+    def _timed(self, memory, session_id: str, question: str, turn: int) -> Answer:
+        """The turn, its latency recorded under TURN_METRIC (FAILED_METRIC if it raised)."""
+        _check_fits(memory, "question", question)
+        start = self.clock()
+        try:
+            answer = self._turn(memory, session_id, question, start, turn)
+        except Exception:
+            try:
+                failed_ms = _elapsed_ms(start, self.clock())
+            except Exception:               # a broken clock must not hide the error
+                failed_ms = None
+            if failed_ms is not None:
+                self.metrics.record(FAILED_METRIC, failed_ms)
+            raise
+        self.metrics.record(TURN_METRIC, answer.latency_ms)
+        return answer
+
+    def _turn(self, memory, session_id: str, question: str, start: float, turn: int) -> Answer:
+        calls = [0]
 
         def counted(system: str, user: str) -> str:
             calls[0] += 1
@@ -326,14 +352,12 @@ class Chatbot:
                 memory.add(role, text)
             except CompactionError as exc:      # the message was kept; compaction retries later
                 note = f"compaction failed: {exc.__cause__!r}"
-        answer = Answer(session_id=session_id, turn=len(session.answers) + 1,
+        return Answer(session_id=session_id, turn=turn,
                         question=question, answer=verdict.answer, query=rewrite.query,
                         rewrite=rewrite, chunk_ids=tuple(c.id for c in chunks),
                         chunks=tuple(chunks), citations=citations, guardrail=verdict,
                         model_calls=calls[0], latency_ms=latency_ms,
                         draft=draft, memory_note=note, saved_answer=saved)
-        session.answers.append(answer)
-        return answer
 
 
 # -- trace -------------------------------------------------------------------------

@@ -1,0 +1,21 @@
+"""The chatbot as a service (lesson 10): an HTTP API with streamed replies, a chat page
+with the context panel, and the stores several workers share.
+
+- :mod:`kit.serve.stores`: the store interface (lease with a fencing token, fenced
+  commit, snapshot), on SQLite (one machine) and Redis (several);
+- :mod:`kit.serve.service`: one turn without HTTP (:class:`ChatService`: lease, load,
+  answer, commit, reply, compact, release);
+- :mod:`kit.serve.app`: the Starlette app (``python -m kit serve``);
+- :mod:`kit.serve.redis_server`: a real ``redis-server`` for tests and lessons.
+
+Starlette, uvicorn and redis-py are the ``serve`` extra (``pip install -e '.[serve]'``);
+importing this package needs none of them.
+"""
+from kit.serve.service import (ChatService, SessionBusy, SlowModel, Turn, check_session_id,
+                               demo_chatbot, service_memory)
+from kit.serve.stores import (Lease, LeaseLost, RedisSessionStore, SessionStore, Snapshot,
+                              SQLiteSessionStore, TurnRecord, open_store)
+
+__all__ = ["ChatService", "Turn", "SessionBusy", "SlowModel", "check_session_id",
+           "demo_chatbot", "service_memory", "SessionStore", "SQLiteSessionStore",
+           "RedisSessionStore", "Lease", "LeaseLost", "Snapshot", "TurnRecord", "open_store"]

@@ -1,0 +1,182 @@
+"""The chat service over HTTP: a Starlette app, served by uvicorn (``python -m kit serve``).
+
+Routes:
+
+- ``POST /sessions/{id}/messages`` with JSON ``{"text": "..."}``: the turn runs
+  (:meth:`kit.serve.service.ChatService.begin`: lease, load, answer, guardrail, commit)
+  and the reply comes back as server-sent events: ``reply`` events of a few words each
+  (``{"text": "..."}``) when the guardrail passed, or one ``refusal`` event (the refusal
+  text) when it did not, then ``done`` (``{"turn", "refused", "guardrail", "cited"}``).
+  Nothing reaches the client before the guardrail has judged the whole draft. The
+  compaction that is due runs after the response has been sent (a Starlette background
+  task), still under the session's lease. Errors before the stream are JSON
+  ``{"error": "..."}``: 400 (a bad id or question), 413 (body over ``max_body``
+  bytes), 415 (not JSON), 503 (the session stayed busy), 409 (the lease was lost);
+- ``GET /sessions/{id}/context``: the context panel's data
+  (:meth:`~kit.serve.service.ChatService.context`): parts and sizes, the budget, the
+  summary, the verbatim turns, the newest trace events;
+- ``GET /``: the chat page (static HTML, CSS and JavaScript in ``kit/serve/static``, no
+  build step), ``GET /health``: ``{"ok": true, "worker": ..., "store": ...}``.
+
+Safe by default: ``python -m kit serve`` binds 127.0.0.1; the body is read up to
+``max_body`` bytes and no further; the page sets a Content-Security-Policy that allows
+only its own script and style, and writes every model and user text with
+``textContent``, never as HTML.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from importlib import resources
+
+from kit.serve.service import ChatService, SessionBusy, check_session_id
+from kit.serve.stores import LeaseLost, open_store
+
+__all__ = ["create_app", "app_from_env", "sse", "MAX_BODY", "WORDS_PER_EVENT", "ENV"]
+
+MAX_BODY = 16_384            # bytes of a request body read at most
+WORDS_PER_EVENT = 3          # words of the reply per server-sent event
+ENV = "KIT_SERVE_"           # prefix of the settings app_from_env reads
+_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+_STATIC = ("index.html", "chat.js", "chat.css")
+_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+          ".css": "text/css; charset=utf-8"}
+
+
+def sse(event: str, data: object) -> str:
+    """One server-sent event: ``event: NAME`` and its data as one line of JSON."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def reply_events(answer, words: int = WORDS_PER_EVENT) -> list[str]:
+    """The events of a reply: ``reply`` chunks of ``words`` words (their spaces kept,
+    so the chunks join to the reply) or one ``refusal``, then ``done``."""
+    if answer.refused:
+        events = [sse("refusal", {"text": answer.answer})]
+    else:
+        pieces = answer.answer.split(" ")
+        events = [sse("reply", {"text": " ".join(pieces[i:i + words]) +
+                                (" " if i + words < len(pieces) else "")})
+                  for i in range(0, len(pieces), words)]
+    done = {"turn": answer.turn, "refused": answer.refused,
+            "guardrail": answer.guardrail.reason, "cited": list(answer.cited_ids)}
+    return events + [sse("done", done)]
+
+
+def create_app(service: ChatService, *, max_body: int = MAX_BODY,
+               stream_delay: float = 0.0):
+    """The Starlette app over ``service``. ``max_body``: bytes of a request body
+    accepted; ``stream_delay``: seconds between two reply events (0 in tests; a little
+    makes the streaming visible on a projector)."""
+    from starlette.applications import Starlette
+    from starlette.background import BackgroundTask
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import JSONResponse, Response, StreamingResponse
+    from starlette.routing import Route
+
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    async def read_body(request: Request) -> bytes | None:
+        """The body, or None once it passes ``max_body`` (the rest is not read)."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_body:
+            return None
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > max_body:
+                return None
+        return bytes(body)
+
+    async def post_message(request: Request):
+        try:
+            session_id = check_session_id(request.path_params["session"])
+        except ValueError as exc:
+            return error(400, str(exc))
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return error(415, 'send JSON: Content-Type: application/json, {"text": "..."}')
+        try:
+            body = await read_body(request)
+        except ClientDisconnect:
+            return error(400, "the client went away")
+        if body is None:
+            return error(413, f"the body is over {max_body} bytes")
+        try:
+            text = json.loads(body)["text"]
+        except (ValueError, TypeError, KeyError):
+            return error(400, 'the body must be JSON {"text": "..."}')
+        if not isinstance(text, str):
+            return error(400, f"text must be a string, got {type(text).__name__}")
+        try:
+            turn = await asyncio.to_thread(service.begin, session_id, text)
+        except SessionBusy as exc:
+            return error(503, str(exc))
+        except LeaseLost as exc:
+            return error(409, str(exc))
+        except (TypeError, ValueError) as exc:       # a bad question, one too long
+            return error(400, str(exc))
+        events = reply_events(turn.answer)
+
+        async def stream():
+            for i, event in enumerate(events):
+                if i and stream_delay:
+                    await asyncio.sleep(stream_delay)
+                yield event
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            background=BackgroundTask(asyncio.to_thread, service.finish, turn))
+
+    async def get_context(request: Request):
+        try:
+            session_id = check_session_id(request.path_params["session"])
+        except ValueError as exc:
+            return error(400, str(exc))
+        return JSONResponse(await asyncio.to_thread(service.context, session_id),
+                            headers={"Cache-Control": "no-store"})
+
+    async def health(request: Request):
+        return JSONResponse({"ok": True, "worker": service.worker,
+                             "store": service.store.kind, "lock": service.lock})
+
+    def static(name: str):
+        text = resources.files("kit.serve").joinpath("static", name).read_bytes()
+        kind = _TYPES[os.path.splitext(name)[1]]
+
+        async def page(request: Request):
+            return Response(text, media_type=kind.split(";")[0], headers={
+                "Content-Type": kind, "Content-Security-Policy": _CSP,
+                "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"})
+        return page
+
+    routes = [Route("/", static("index.html")),
+              Route("/static/chat.js", static("chat.js")),
+              Route("/static/chat.css", static("chat.css")),
+              Route("/health", health),
+              Route("/sessions/{session}/messages", post_message, methods=["POST"]),
+              Route("/sessions/{session}/context", get_context)]
+    return Starlette(routes=routes)
+
+
+def app_from_env():
+    """The app as uvicorn's worker processes build it (``--factory``): the settings of
+    ``python -m kit serve`` come in ``KIT_SERVE_*`` environment variables (STORE, LOCK,
+    TTL, WAIT, MODEL_DELAY, SUMMARY_DELAY, BUDGET, MAX_BODY, STREAM_DELAY)."""
+    from kit.serve.service import demo_chatbot, service_memory, SERVICE_BUDGET
+
+    def number(name: str, default: float) -> float:
+        return float(os.environ.get(ENV + name, default))
+
+    store = open_store(os.environ.get(ENV + "STORE", "sqlite:chat.db"))
+    service = ChatService(
+        store, demo_chatbot(number("MODEL_DELAY", 0) or None),
+        service_memory(number("SUMMARY_DELAY", 0) or None,
+                       int(number("BUDGET", SERVICE_BUDGET))),
+        lock=os.environ.get(ENV + "LOCK", "lease"), ttl=number("TTL", 10),
+        wait=number("WAIT", 30))
+    return create_app(service, max_body=int(number("MAX_BODY", MAX_BODY)),
+                      stream_delay=number("STREAM_DELAY", 0))

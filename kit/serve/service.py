@@ -1,0 +1,335 @@
+"""One turn of the chat service, without HTTP: lease, load, answer, commit, reply,
+compact, release.
+
+A worker keeps no session in memory between two requests. A turn (:meth:`ChatService.begin`
+then :meth:`ChatService.finish`)::
+
+    take the session's lease (wait while another worker holds it)   -> fencing token t
+    load the session from the store (state + verbatim transcript)   -> rebuild the memory
+    answer the question (kit.rag.Chatbot: rewrite, retrieve, cite, guardrail)
+    commit question + reply + state + trace events + turn record, fenced by t
+    --- the reply goes out (begin returns; the HTTP layer streams it) ---
+    compaction, if due (the summariser runs here), state committed, fenced by t
+    give the lease back
+
+The memory is rebuilt into a private in-memory :class:`~kit.store.TranscriptStore`
+(with :func:`kit.persistence.restore`), so its writes land there; what is new after the
+turn goes to the shared store in one fenced commit. The turn is whole in the store or
+absent: a worker killed before the commit leaves nothing, and its lease expires after
+``ttl`` seconds.
+
+``lock="local"`` swaps the lease for a :class:`threading.Lock` per session in this
+process and commits unfenced: right for one worker, wrong for two (lesson 10 shows the
+turns it loses). Sources: the chatbot lesson's per-session lock ("in Redis for multiple
+servers") and its "what would you add next? streaming"; the context-handling post's
+background summarisation ("for a web app with many concurrent users, that's a problem").
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kit.llm import fact_listing_summariser
+from kit.memory import CompactionError, DeferredSummaryMemory
+from kit.persistence import restore
+from kit.rag.chatbot import Answer, Chatbot
+from kit.serve.stores import Lease, LeaseLost, SessionStore, Snapshot, TurnRecord, worker_name
+from kit.store import StoreError, TranscriptStore
+from kit.validation import check_seconds
+
+__all__ = ["ChatService", "Turn", "SessionBusy", "demo_chatbot", "service_memory",
+           "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "LOCKS"]
+
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # it goes into URLs and Redis keys
+SERVICE_BUDGET = 150       # tokens (cl100k) of the demo memory: compaction every few turns
+LOCKS = ("lease", "local")
+
+
+class SessionBusy(StoreError):
+    """The session's lease stayed held for longer than the service waits."""
+
+
+def check_session_id(session_id: object) -> str:
+    """Return ``session_id`` if it is 1-64 ASCII letters, digits, ``_`` or ``-``; else
+    raise ValueError naming it."""
+    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
+        raise ValueError(f"session id must be 1-64 letters, digits, '_' or '-', got "
+                         f"{session_id!r:.80}")
+    return session_id
+
+
+class SlowModel:
+    """A stub model that sleeps ``delay`` seconds, then calls ``model``: the slow LLM
+    that makes two requests overlap in lesson 10 and the tests, so they are not a
+    matter of timing. Works for chat models ``(system, user)`` and summarisers
+    ``(prompt)``: it passes on whatever it is given."""
+
+    def __init__(self, model: Callable, delay: float) -> None:
+        if not callable(model):
+            raise TypeError(f"model must be callable, got {model!r:.60}")
+        self.model, self.delay = model, check_seconds("delay", delay) or 0.0
+
+    def __call__(self, *args):
+        time.sleep(self.delay)
+        return self.model(*args)
+
+    def __repr__(self) -> str:
+        return f"SlowModel({self.model!r}, delay={self.delay})"
+
+
+def demo_chatbot(model_delay: float | None = None) -> Chatbot:
+    """The course's help-centre chatbot: BM25 over the shipped help centre, the quoting
+    stub model (``model_delay`` seconds per call, None: no delay), no network."""
+    from kit.rag import BM25Retriever, QuotingModel, load_corpus
+    model = QuotingModel()
+    llm = SlowModel(model, model_delay) if model_delay else model
+    return Chatbot(BM25Retriever(load_corpus()), llm)
+
+
+def service_memory(summary_delay: float | None = None, budget: int = SERVICE_BUDGET
+                   ) -> Callable[[], DeferredSummaryMemory]:
+    """A factory of the service's memory: :class:`~kit.memory.DeferredSummaryMemory`
+    with the fact-listing stub summariser (``summary_delay`` seconds per call), a
+    ``budget`` in cl100k tokens and keep_recent=4."""
+    summariser = (SlowModel(fact_listing_summariser, summary_delay) if summary_delay
+                  else fact_listing_summariser)
+    return lambda: DeferredSummaryMemory(summariser, budget=budget, keep_recent=4)
+
+
+@dataclass
+class Turn:
+    """A turn between :meth:`ChatService.begin` and :meth:`ChatService.finish`:
+    ``answer`` (what the user sees is ``answer.answer``), ``turn`` (its number), the
+    ``lease`` held (None with ``lock="local"``), the rebuilt ``memory``, and the
+    ``events`` committed with it."""
+
+    session_id: str
+    turn: int
+    answer: Answer
+    lease: Lease | None
+    memory: object
+    events: list[dict]
+    staging: TranscriptStore = field(repr=False)
+    release: Callable[[], None] = field(repr=False)
+    finished: bool = False
+
+
+class _Renewer(threading.Thread):
+    """Renews a lease every ``ttl / 3`` seconds until stopped, for at most ``hold``
+    seconds (a turn nobody finishes must not hold its session for ever); stops by itself
+    when the lease is lost (the fenced commit will then refuse the turn)."""
+
+    def __init__(self, store: SessionStore, lease: Lease, hold: float) -> None:
+        super().__init__(daemon=True, name=f"kit-lease-{lease.session_id}")
+        self.store, self.lease, self.stop = store, lease, threading.Event()
+        self.lost, self.until = False, time.monotonic() + hold
+
+    def run(self) -> None:
+        while not self.stop.wait(self.lease.ttl / 3) and time.monotonic() < self.until:
+            try:
+                self.store.renew(self.lease)
+            except LeaseLost:
+                self.lost = True
+                return
+            except Exception:               # a blip of the store: try again next period
+                continue
+
+
+def _event(trace_event) -> dict:
+    event = trace_event._asdict()
+    event["moved"] = list(event["moved"])
+    return {"kind": "memory", **event}
+
+
+class ChatService:
+    """The chatbot behind a shared :class:`~kit.serve.stores.SessionStore`.
+
+    ``store``: where sessions live; ``chatbot``: a :class:`~kit.rag.Chatbot` (default
+    :func:`demo_chatbot`); ``memory_factory``: ``() -> memory`` for a session's memory,
+    rebuilt every turn (default :func:`service_memory`; a memory with ``compact()``
+    compacts after the reply); ``lock``: ``"lease"`` (the store's lease and fencing
+    token) or ``"local"`` (a lock in this process, unfenced: one worker only); ``ttl``:
+    the lease in seconds, renewed every ttl/3 while a turn runs; ``wait``: seconds a
+    turn waits for a held lease before :class:`SessionBusy`; ``hold``: seconds a turn may
+    keep its lease renewed, begin to finish (default ``wait``: longer, and the turns
+    waiting behind it give up anyway); ``worker``: the name in the turn records (default
+    ``host:pid``). Raises TypeError/ValueError naming a bad argument.
+    """
+
+    def __init__(self, store: SessionStore, chatbot: Chatbot | None = None,
+                 memory_factory: Callable[[], object] | None = None, *, lock: str = "lease",
+                 ttl: float = 10.0, wait: float = 30.0, hold: float | None = None,
+                 worker: str | None = None) -> None:
+        if not isinstance(store, SessionStore):
+            raise TypeError(f"store must be a SessionStore, got {store!r:.60}")
+        if lock not in LOCKS:
+            raise ValueError(f"lock must be one of {LOCKS}, got {lock!r:.40}")
+        if memory_factory is not None and not callable(memory_factory):
+            raise TypeError(f"memory_factory must be callable () -> memory, got "
+                            f"{memory_factory!r:.60}")
+        self.store, self.lock = store, lock
+        self.chatbot = chatbot if chatbot is not None else demo_chatbot()
+        self.memory_factory = memory_factory or service_memory()
+        self.ttl, self.wait = check_seconds("ttl", ttl), check_seconds("wait", wait)
+        self.hold = check_seconds("hold", hold) or self.wait
+        self.worker = worker or worker_name()
+        self._local: dict[str, threading.Lock] = {}
+        self._registry = threading.Lock()
+
+    # -- the lock ------------------------------------------------------------------
+    def _take(self, session_id: str) -> tuple[Lease | None, Callable[[], None]]:
+        """The session's lock: (lease, release). Raises SessionBusy after ``wait``."""
+        if self.lock == "local":
+            with self._registry:
+                lock = self._local.setdefault(session_id, threading.Lock())
+            if not lock.acquire(timeout=self.wait):
+                raise SessionBusy(f"session {session_id!r} is busy: its lock was held for "
+                                  f"{self.wait} s")
+            return None, lock.release
+        deadline, pause = time.monotonic() + self.wait, 0.005
+        while True:
+            lease = self.store.acquire(session_id, self.ttl)
+            if lease is not None:
+                break
+            if time.monotonic() >= deadline:
+                raise SessionBusy(f"session {session_id!r} is busy: another worker held its "
+                                  f"lease for {self.wait} s")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+        renewer = _Renewer(self.store, lease, hold=self.hold)
+        renewer.start()
+
+        def release() -> None:
+            renewer.stop.set()
+            try:
+                self.store.release(lease)
+            except StoreError:              # unreachable store: the lease expires by itself
+                pass
+        return lease, release
+
+    # -- loading -------------------------------------------------------------------
+    def _rebuild(self, snapshot: Snapshot) -> tuple[object, TranscriptStore]:
+        """The session's memory, rebuilt from ``snapshot`` into a private store."""
+        staging = TranscriptStore(":memory:")
+        try:
+            for message in snapshot.messages:
+                staging.append(snapshot.session_id, message)
+            if snapshot.state is not None:
+                staging.save_state(snapshot.session_id, snapshot.state)
+            return restore(self.memory_factory(), staging, snapshot.session_id), staging
+        except BaseException:
+            staging.close()
+            raise
+
+    # -- a turn --------------------------------------------------------------------
+    def begin(self, session_id: str, question: str) -> Turn:
+        """Answer ``question`` in session ``session_id`` and commit the turn; return the
+        :class:`Turn`, still holding the session's lock: call :meth:`finish` once the
+        reply is sent. Raises ValueError for a bad session id or question (or what
+        :meth:`kit.rag.Chatbot.answer_turn` raises), :class:`SessionBusy`,
+        :class:`~kit.serve.stores.LeaseLost` if the lease was lost before the commit
+        (nothing written), StoreError if the store fails; the lock is given back and
+        the session is as it was."""
+        check_session_id(session_id)
+        lease, release = self._take(session_id)
+        staging = None
+        try:
+            snapshot = self.store.load(session_id)
+            memory, staging = self._rebuild(snapshot)
+            seen = len(memory.trace)
+            answer = self.chatbot.answer_turn(memory, session_id, question, snapshot.turns + 1)
+            new = staging.turns(session_id, first=snapshot.last + 1)
+            token = lease.token if lease else None
+            events = [{"kind": "turn", "turn": answer.turn, "question": question,
+                       "answer": answer.answer, "refused": answer.refused,
+                       "guardrail": answer.guardrail.reason, "query": answer.query,
+                       "cited": list(answer.cited_ids), "worker": self.worker,
+                       "token": token}]
+            events += [_event(e) for e in memory.trace[seen:]]
+            record = TurnRecord(answer.turn, new[0].number, new[-1].number, token,
+                                snapshot.turns, self.worker)
+            self.store.commit(session_id, lease, new, staging.load_state(session_id),
+                              events, record)
+        except BaseException:
+            if staging is not None:
+                staging.close()
+            release()
+            raise
+        return Turn(session_id, answer.turn, answer, lease, memory, events, staging, release)
+
+    def finish(self, turn: Turn) -> list[dict]:
+        """After the reply: run the compaction that is due (if the memory compacts on
+        demand), commit the new state fenced by the turn's lease, give the lock back;
+        return the compaction's events (what moved into the summary). Never raises for
+        a failed compaction or a lost lease: the turn is committed either way, the
+        failure is an event, and the next turn of the session compacts. Idempotent."""
+        if turn.finished:
+            return []
+        turn.finished = True
+        memory, events = turn.memory, []
+        try:
+            compact = getattr(memory, "compact", None)
+            if callable(compact):
+                before = {m.number: m for m in memory.turns}
+                try:
+                    done = compact()
+                    failure = None
+                except CompactionError as exc:
+                    done, failure = [], exc
+                for event in done:
+                    moved = [before[n] for n in event.moved if n in before]
+                    events.append({**_event(event), "turn": turn.turn,
+                                   "summary": getattr(memory, "summary", ""),
+                                   "moved_text": [{"number": m.number, "role": m.role,
+                                                   "content": m.content} for m in moved]})
+                if failure is not None:
+                    events.append({"kind": "memory", "turn": turn.turn, "action": "failed",
+                                   "note": str(failure), "moved": []})
+                if events:
+                    try:
+                        self.store.commit(turn.session_id, turn.lease, [],
+                                          turn.staging.load_state(turn.session_id), events)
+                    except LeaseLost:
+                        events = [{"kind": "memory", "turn": turn.turn, "action": "failed",
+                                   "moved": [], "note": "the lease was lost before the "
+                                   "compaction was saved; the next turn compacts again"}]
+        finally:
+            turn.staging.close()
+            turn.release()
+        return events
+
+    def ask(self, session_id: str, question: str) -> Answer:
+        """:meth:`begin` then :meth:`finish`: a whole turn, for lessons and scripts."""
+        turn = self.begin(session_id, question)
+        self.finish(turn)
+        return turn.answer
+
+    # -- reading -------------------------------------------------------------------
+    def context(self, session_id: str, events: int = 20) -> dict:
+        """What the context panel shows, as JSON-ready dict: ``turns`` committed,
+        ``budget``, ``unit``, ``size``, ``parts`` (name, tokens, items given, cut, in
+        the order of the memory's context: system, summary, recent, recalled... as
+        the memory has them), ``summary`` (its text), ``recent`` (the verbatim
+        messages), and the newest ``events`` trace events. Read without the lock: one
+        consistent snapshot of the last commit. Raises ValueError for a bad id."""
+        check_session_id(session_id)
+        snapshot = self.store.load(session_id)
+        memory, staging = self._rebuild(snapshot)
+        try:
+            allocation = memory.allocation()
+            return {
+                "session": session_id, "turns": snapshot.turns,
+                "budget": getattr(memory, "budget", None), "unit": memory.unit,
+                "size": memory.size,
+                "parts": [{"name": p.name, "tokens": p.tokens, "items": len(p.given),
+                           "cut": p.cut} for p in allocation.parts],
+                "summary": getattr(memory, "summary", ""),
+                "recent": [{"number": m.number, "role": m.role, "content": m.content}
+                           for m in memory.turns],
+                "events": self.store.events(session_id, events),
+            }
+        finally:
+            staging.close()

@@ -1,0 +1,569 @@
+"""Where the chat service keeps its sessions: one interface, two backends.
+
+A worker process of the service holds nothing between two requests: every turn loads
+the session from the store, and commits what it changed. So any worker can answer any
+session, a restart forgets nothing, and two workers never disagree about a session's
+turns, provided the writes are ordered. The interface (:class:`SessionStore`) is what
+the service needs for that, and no more:
+
+- **a lease per session** (:meth:`~SessionStore.acquire`): the session's lock, held for
+  ``ttl`` seconds unless renewed, with a **fencing token** that grows by one with every
+  lease the session hands out. A worker that dies holding a lease blocks its session
+  for at most ``ttl`` seconds; after that, another worker gets the next token;
+- **a fenced commit** (:meth:`~SessionStore.commit`): a turn's question and reply,
+  the memory's new state, the trace events and the turn's record, written in one
+  transaction, and only if the lease it names is still the session's current,
+  unexpired one. A worker that lost its lease (paused past ``ttl``, its session taken
+  over) gets :class:`LeaseLost` and writes nothing: a late writer can never overwrite
+  a newer turn. The check and the write are one step in the store (one SQLite
+  transaction, one Redis script), never a read followed by a write;
+- **a consistent snapshot** (:meth:`~SessionStore.load`): the memory's saved state and
+  the transcript from its oldest verbatim message on, read together.
+
+``commit(..., lease=None)`` writes without the fence, as a service with only an
+in-process lock would: last writer wins. Lesson 10 runs two workers that way to show
+the turns it loses; nothing else passes None.
+
+:class:`SQLiteSessionStore`: one file on one machine, nothing to set up (the tables
+are version 3 of :mod:`kit.store`'s schema; lease expiry reads the store's clock, one
+machine's). :class:`RedisSessionStore`: several workers on several machines; lease
+expiry is Redis's own (``PX``), so the workers' clocks do not matter. Both are
+thread-safe. :func:`open_store` makes one from ``"sqlite:PATH"`` or ``"redis://..."``.
+
+Sources: the chatbot lesson's "a per-session lock, in Redis for multiple servers", the
+context-handling post's "a simple Redis store would fix that", and the fencing-token
+rule from Martin Kleppmann's "How to do distributed locking" (2016) and the Redis
+documentation's "Distributed Locks with Redis" page.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from kit.messages import Message
+from kit.store import StoreError, TranscriptStore, check_session
+from kit.validation import check_int, check_seconds
+
+__all__ = ["Lease", "LeaseLost", "Snapshot", "TurnRecord", "SessionStore",
+           "SQLiteSessionStore", "RedisSessionStore", "open_store", "worker_name",
+           "EVENTS_KEPT"]
+
+EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
+
+
+def worker_name() -> str:
+    """``"host:pid"``: who committed a turn (the turn records say)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class LeaseLost(StoreError):
+    """A fenced write named a lease that is no longer the session's current one (it
+    expired, or another worker holds a newer token). Nothing was written."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A session's lock, held by one worker until ``ttl`` seconds after it was taken or
+    last renewed. ``token``: the fencing token (int >= 1), larger for every lease the
+    session hands out; a store accepts a fenced write only with the current one."""
+
+    session_id: str
+    token: int
+    ttl: float
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One committed turn: ``turn`` (1-based), the numbers of its first and last
+    message, the fencing ``token`` that wrote it (None: written without a lease),
+    ``based_on`` (how many turns the session had when the worker loaded it: a turn
+    answered with the whole history has ``based_on == turn - 1``), ``worker``
+    (``host:pid``) and ``committed_at`` (seconds, the store's clock)."""
+
+    turn: int
+    first_number: int
+    last_number: int
+    token: int | None
+    based_on: int
+    worker: str
+    committed_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A session as one worker loaded it: ``state`` (the memory's saved state, None for
+    a new session), ``messages`` (the stored transcript from the state's oldest verbatim
+    message on, oldest first), ``last`` (the last message number stored, 0 if none) and
+    ``turns`` (turns committed)."""
+
+    session_id: str
+    state: dict | None
+    messages: tuple[Message, ...]
+    last: int
+    turns: int
+
+
+def first_needed(state: dict | None, last: int) -> int:
+    """The oldest message a memory rebuilt from ``state`` needs: the first verbatim one,
+    else the one after everything it folded; never after ``last`` (the last stored one,
+    which a restore checks against). 1 for a new session or an unreadable state: the
+    restore then reports what is wrong."""
+    try:
+        runs, added = state["turns"], state["added"]
+        first = runs[0][0] if runs else added + 1
+        if isinstance(first, bool) or not isinstance(first, int) or first < 1:
+            return 1
+    except (TypeError, KeyError, IndexError):
+        return 1
+    return min(first, max(last, 1))
+
+
+def _event_json(event: dict) -> str:
+    if not isinstance(event, dict):
+        raise TypeError(f"a trace event must be a dict, got {type(event).__name__}")
+    return json.dumps(event, sort_keys=True, allow_nan=False)
+
+
+class SessionStore:
+    """The interface of a service store (see the module docstring). Every method names
+    the session in its errors; a failed write writes nothing."""
+
+    kind = "store"
+
+    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+        """Take the session's lease for ``ttl`` seconds (> 0) if nobody holds an
+        unexpired one; return it, or None if it is held. Does not wait."""
+        raise NotImplementedError
+
+    def renew(self, lease: Lease) -> None:
+        """Extend ``lease`` by its ``ttl`` from now. Raises :class:`LeaseLost` if it is
+        no longer the session's current lease."""
+        raise NotImplementedError
+
+    def release(self, lease: Lease) -> bool:
+        """Give the lease back (the next acquire needs not wait for it to expire);
+        False if it was no longer held (expired, taken over): nothing changes then."""
+        raise NotImplementedError
+
+    def load(self, session_id: str) -> Snapshot:
+        """The session as one consistent :class:`Snapshot` (an empty one if unknown)."""
+        raise NotImplementedError
+
+    def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
+               ) -> None:
+        """Write ``messages`` (numbered after the stored ones), the memory's ``state``,
+        trace ``events`` (JSON-ready dicts) and the turn's ``record``, all or nothing.
+
+        Fenced: raises :class:`LeaseLost` (nothing written) unless ``lease`` is the
+        session's current, unexpired lease. ``lease=None`` writes unfenced, last writer
+        wins (the in-process-lock failure of lesson 10). Raises TypeError/ValueError
+        for a state or event that is not JSON, StoreError if the store cannot write."""
+        raise NotImplementedError
+
+    def events(self, session_id: str, last: int = 20) -> list[dict]:
+        """The session's newest ``last`` trace events, oldest first."""
+        raise NotImplementedError
+
+    def turn_log(self, session_id: str) -> list[TurnRecord]:
+        """Every committed turn's record, in turn order."""
+        raise NotImplementedError
+
+    def transcript(self, session_id: str) -> list[Message]:
+        """Every stored message of the session, oldest first."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of the file or the connection (idempotent)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def _check_commit(session_id: str, lease: Lease | None, messages: Sequence[Message],
+                  state: dict, events: Sequence[dict]) -> tuple[str, list[str]]:
+    """The state and events as JSON, after the shared argument checks."""
+    check_session(session_id)
+    if lease is not None and (not isinstance(lease, Lease) or lease.session_id != session_id):
+        raise ValueError(f"the lease {lease!r:.80} is not a lease of session {session_id!r}")
+    if not isinstance(state, dict):
+        raise TypeError(f"state must be a dict, got {type(state).__name__}")
+    for message in messages:
+        if not isinstance(message, Message):
+            raise TypeError(f"messages must be Message objects, got {message!r:.60}")
+    return json.dumps(state, sort_keys=True, allow_nan=False), [_event_json(e) for e in events]
+
+
+def _check_ttl(ttl: object) -> float:
+    if ttl is None:
+        raise TypeError("ttl must be a number of seconds > 0, got None")
+    return check_seconds("ttl", ttl)
+
+
+class SQLiteSessionStore(TranscriptStore, SessionStore):
+    """The service's store in one SQLite file: a :class:`~kit.store.TranscriptStore`
+    (same file, same arguments and errors) with leases, turn records and trace events.
+
+    Several worker processes may open the same file: every write is one ``BEGIN
+    IMMEDIATE`` transaction, so the lease check and the write cannot be split by
+    another process. Lease expiry reads the store's ``clock`` (seconds, default
+    :func:`time.time`): one machine's clock, which is why this backend is for one
+    machine.
+    """
+
+    kind = "sqlite"
+
+    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+        check_session(session_id)
+        ttl = _check_ttl(ttl)
+        with self._using(session_id, "taking the lease") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                now = float(self.clock())
+                row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
+                                 (session_id,)).fetchone()
+                if row is not None and row[1] > now:
+                    return None
+                token = (row[0] if row else 0) + 1
+                db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
+                           (session_id, token, now + ttl))
+        return Lease(session_id, token, ttl)
+
+    def _held(self, db: sqlite3.Connection, lease: Lease) -> bool:
+        row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
+                         (lease.session_id,)).fetchone()
+        return row is not None and row[0] == lease.token and row[1] > float(self.clock())
+
+    def renew(self, lease: Lease) -> None:
+        with self._using(lease.session_id, "renewing the lease") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                if not self._held(db, lease):
+                    raise LeaseLost(f"session {lease.session_id!r} in {self.path!r}: lease "
+                                    f"{lease.token} is no longer held; not renewed")
+                db.execute("UPDATE leases SET expires_at = ? WHERE session_id = ?",
+                           (float(self.clock()) + lease.ttl, lease.session_id))
+
+    def release(self, lease: Lease) -> bool:
+        with self._using(lease.session_id, "releasing the lease") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                if not self._held(db, lease):
+                    return False
+                # the row stays (expired): the next token is still one more than this one
+                db.execute("UPDATE leases SET expires_at = 0 WHERE session_id = ?",
+                           (lease.session_id,))
+        return True
+
+    def load(self, session_id: str) -> Snapshot:
+        check_session(session_id)
+        with self._using(session_id, "loading the session") as db:
+            with db:
+                db.execute("BEGIN")              # one read transaction: one snapshot
+                row = db.execute("SELECT state FROM session_state WHERE session_id = ?",
+                                 (session_id,)).fetchone()
+                state = self._parse_state(session_id, row[0]) if row else None
+                last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages WHERE "
+                                   "session_id = ?", (session_id,)).fetchone()
+                turns, = db.execute("SELECT COUNT(*) FROM turns WHERE session_id = ?",
+                                    (session_id,)).fetchone()
+                rows = db.execute("SELECT role, content, tokens, number, speaker, when_text "
+                                  "FROM messages WHERE session_id = ? AND number >= ? "
+                                  "ORDER BY number",
+                                  (session_id, first_needed(state, last))).fetchall()
+        return Snapshot(session_id, state, tuple(self._messages(session_id, rows)), last, turns)
+
+    def _parse_state(self, session_id: str, text: str) -> dict:
+        try:
+            state = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
+                             f"not JSON ({exc})") from None
+        if not isinstance(state, dict):
+            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
+                             f"not a JSON object")
+        return state
+
+    def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
+               ) -> None:
+        state_json, event_json = _check_commit(session_id, lease, messages, state, events)
+        insert = "INSERT" if lease is not None else "INSERT OR REPLACE"
+        with self._using(session_id, "committing the turn") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                now = float(self.clock())
+                if lease is not None and not self._held(db, lease):
+                    raise LeaseLost(f"session {session_id!r} in {self.path!r}: lease "
+                                    f"{lease.token} is no longer held (it expired or another "
+                                    f"worker took the session); nothing was written")
+                db.executemany(
+                    f"{insert} INTO messages (session_id, number, role, content, tokens, "
+                    f"created_at, speaker, when_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(session_id, m.number, m.role, m.content, m.tokens, now, m.speaker,
+                      m.when) for m in messages])
+                db.execute("INSERT OR REPLACE INTO session_state VALUES (?, ?, ?)",
+                           (session_id, state_json, now))
+                db.executemany("INSERT INTO events (session_id, event) VALUES (?, ?)",
+                               [(session_id, e) for e in event_json])
+                if event_json:
+                    db.execute("DELETE FROM events WHERE session_id = ? AND seq <= (SELECT "
+                               "seq FROM events WHERE session_id = ? ORDER BY seq DESC "
+                               "LIMIT 1 OFFSET ?)", (session_id, session_id, EVENTS_KEPT))
+                if record is not None:
+                    db.execute(f"{insert} INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (session_id, record.turn, record.first_number,
+                                record.last_number, record.token, record.based_on,
+                                record.worker, now))
+
+    def events(self, session_id: str, last: int = 20) -> list[dict]:
+        check_session(session_id)
+        check_int("last", last, 0)
+        with self._using(session_id, "reading the events") as db:
+            rows = db.execute("SELECT event FROM events WHERE session_id = ? ORDER BY seq "
+                              "DESC LIMIT ?", (session_id, last)).fetchall()
+        return [json.loads(text) for (text,) in reversed(rows)]
+
+    def turn_log(self, session_id: str) -> list[TurnRecord]:
+        check_session(session_id)
+        with self._using(session_id, "reading the turn records") as db:
+            rows = db.execute("SELECT turn, first_number, last_number, token, based_on, "
+                              "worker, committed_at FROM turns WHERE session_id = ? "
+                              "ORDER BY turn", (session_id,)).fetchall()
+        return [TurnRecord(*row) for row in rows]
+
+    def transcript(self, session_id: str) -> list[Message]:
+        return self.turns(session_id)
+
+    def __repr__(self) -> str:
+        return f"SQLiteSessionStore({self.path!r}{', closed' if self._conn is None else ''})"
+
+
+# -- Redis ---------------------------------------------------------------------------
+# Every key of a session shares the hash tag {session}, so a Redis Cluster keeps them in
+# one slot and one script may touch them all.
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
+return token
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+# KEYS: lock, messages, meta, state, events, turns, the set of sessions
+# ARGV: token ('' = unfenced), session id, state, events kept, record ('' = none),
+#       then pairs of (number, message json), then '--', then the event jsons
+_COMMIT = """
+if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return redis.error_reply('LEASELOST')
+end
+local i = 6
+local last = tonumber(redis.call('HGET', KEYS[3], 'last') or '0')
+while ARGV[i] ~= '--' do
+  local number = tonumber(ARGV[i])
+  if ARGV[1] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
+    return redis.error_reply('DUPLICATE ' .. ARGV[i])
+  end
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  if number > last then last = number end
+  i = i + 2
+end
+redis.call('HSET', KEYS[3], 'last', last)
+redis.call('SET', KEYS[4], ARGV[3])
+for j = i + 1, #ARGV do redis.call('RPUSH', KEYS[5], ARGV[j]) end
+redis.call('LTRIM', KEYS[5], -tonumber(ARGV[4]), -1)
+if ARGV[5] ~= '' then
+  local record = cjson.decode(ARGV[5])
+  local now = redis.call('TIME')
+  record['committed_at'] = tonumber(now[1]) + tonumber(now[2]) / 1000000
+  redis.call('HSET', KEYS[6], record['turn'], cjson.encode(record))
+end
+redis.call('SADD', KEYS[7], ARGV[2])
+return 1
+"""
+
+
+def _message_json(message: Message) -> str:
+    return json.dumps([message.role, message.content, message.tokens, message.number,
+                       message.speaker, message.when])
+
+
+class RedisSessionStore(SessionStore):
+    """The service's store in Redis, for several workers on one or more machines.
+
+    ``url``: a ``redis://`` or ``unix://`` URL (see redis-py's ``Redis.from_url``);
+    ``prefix``: put before every key (tests give each run its own). Per session: the
+    messages (a hash by number), the memory's state, the turn records (a hash by turn),
+    the newest :data:`EVENTS_KEPT` trace events (a list), ``last`` (in a meta hash), the
+    lease (a key holding the token, expiring by Redis's clock: ``SET ... PX``) and the
+    fencing counter (``INCR``). Acquire, renew, release and commit are Lua scripts, so
+    each check-and-write is one atomic step on the server. Raises StoreError naming
+    the URL and the session if Redis cannot be reached or answers with an error.
+    """
+
+    kind = "redis"
+
+    def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "kit") -> None:
+        import redis                              # the [serve] extra; imported when used
+        if not isinstance(url, str) or not url:
+            raise ValueError(f"url must be a redis:// or unix:// URL, got {url!r:.60}")
+        if not isinstance(prefix, str) or not prefix or "{" in prefix:
+            raise ValueError(f"prefix must be a non-empty str without '{{', got {prefix!r}")
+        self.url, self.prefix = url, prefix
+        self._redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=10)
+        self._errors = (redis.RedisError,)
+        self._acquire = self._redis.register_script(_ACQUIRE)
+        self._renew = self._redis.register_script(_RENEW)
+        self._release = self._redis.register_script(_RELEASE)
+        self._commit = self._redis.register_script(_COMMIT)
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def _key(self, session_id: str, name: str) -> str:
+        return f"{self.prefix}:{{{session_id}}}:{name}"
+
+    def _call(self, session_id: str, doing: str, fn, *args, **kwargs):
+        if self._closed:
+            raise ValueError(f"the Redis store {self.url!r} is closed")
+        try:
+            return fn(*args, **kwargs)
+        except self._errors as exc:
+            if "LEASELOST" in str(exc):
+                raise LeaseLost(f"session {session_id!r} in {self.url!r}: the lease is no "
+                                f"longer held (it expired or another worker took the "
+                                f"session); nothing was written") from None
+            raise StoreError(f"session {session_id!r} in {self.url!r}: {doing} failed: "
+                             f"{type(exc).__name__}: {exc}") from exc
+
+    def ping(self) -> bool:
+        """True if the server answers (raises StoreError if it cannot be reached)."""
+        return bool(self._call("-", "ping", self._redis.ping))
+
+    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+        check_session(session_id)
+        ttl = _check_ttl(ttl)
+        token = self._call(session_id, "taking the lease", self._acquire,
+                           keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
+                           args=[max(1, round(ttl * 1000))])
+        return None if token is None else Lease(session_id, int(token), ttl)
+
+    def renew(self, lease: Lease) -> None:
+        held = self._call(lease.session_id, "renewing the lease", self._renew,
+                          keys=[self._key(lease.session_id, "lock")],
+                          args=[str(lease.token), max(1, round(lease.ttl * 1000))])
+        if not held:
+            raise LeaseLost(f"session {lease.session_id!r} in {self.url!r}: lease "
+                            f"{lease.token} is no longer held; not renewed")
+
+    def release(self, lease: Lease) -> bool:
+        return bool(self._call(lease.session_id, "releasing the lease", self._release,
+                               keys=[self._key(lease.session_id, "lock")],
+                               args=[str(lease.token)]))
+
+    def load(self, session_id: str) -> Snapshot:
+        check_session(session_id)
+        key = self._key
+        with self._redis.pipeline(transaction=True) as pipe:       # MULTI ... EXEC
+            pipe.get(key(session_id, "state"))
+            pipe.hget(key(session_id, "meta"), "last")
+            pipe.hlen(key(session_id, "turns"))
+            text, last, turns = self._call(session_id, "loading the session", pipe.execute)
+        state = None
+        if text is not None:
+            try:
+                state = json.loads(text)
+            except ValueError as exc:
+                raise StoreError(f"session {session_id!r} in {self.url!r}: the saved state "
+                                 f"is not JSON ({exc})") from None
+        last = int(last or 0)
+        # Messages up to ``last`` never change once a fenced commit wrote them.
+        numbers = list(range(first_needed(state, last), last + 1))
+        rows: list = []
+        for i in range(0, len(numbers), 1000):
+            rows += self._call(session_id, "reading messages", self._redis.hmget,
+                               key(session_id, "messages"), numbers[i:i + 1000])
+        messages = tuple(Message(*json.loads(row)) for row in rows if row is not None)
+        return Snapshot(session_id, state, messages, last, int(turns))
+
+    def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
+               ) -> None:
+        state_json, event_json = _check_commit(session_id, lease, messages, state, events)
+        record_json = "" if record is None else json.dumps(asdict(record))
+        args: list = ["" if lease is None else str(lease.token), session_id, state_json,
+                      EVENTS_KEPT, record_json]
+        for m in messages:
+            args += [m.number, _message_json(m)]
+        args += ["--", *event_json]
+        key = self._key
+        self._call(session_id, "committing the turn", self._commit,
+                   keys=[key(session_id, "lock"), key(session_id, "messages"),
+                         key(session_id, "meta"), key(session_id, "state"),
+                         key(session_id, "events"), key(session_id, "turns"),
+                         f"{self.prefix}:sessions"], args=args)
+
+    def events(self, session_id: str, last: int = 20) -> list[dict]:
+        check_session(session_id)
+        if check_int("last", last, 0) == 0:
+            return []
+        rows = self._call(session_id, "reading the events", self._redis.lrange,
+                          self._key(session_id, "events"), -last, -1)
+        return [json.loads(row) for row in rows]
+
+    def turn_log(self, session_id: str) -> list[TurnRecord]:
+        check_session(session_id)
+        rows = self._call(session_id, "reading the turn records", self._redis.hvals,
+                          self._key(session_id, "turns"))
+        return sorted((TurnRecord(**json.loads(row)) for row in rows), key=lambda r: r.turn)
+
+    def transcript(self, session_id: str) -> list[Message]:
+        check_session(session_id)
+        rows = self._call(session_id, "reading the transcript", self._redis.hvals,
+                          self._key(session_id, "messages"))
+        return sorted((Message(*json.loads(row)) for row in rows), key=lambda m: m.number)
+
+    def sessions(self) -> list[str]:
+        """Ids of every session with a committed turn, sorted."""
+        return sorted(self._call("-", "listing sessions", self._redis.smembers,
+                                 f"{self.prefix}:sessions"))
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._redis.close()
+
+    def __repr__(self) -> str:
+        return f"RedisSessionStore({self.url!r}, prefix={self.prefix!r})"
+
+
+def open_store(spec: str) -> SessionStore:
+    """A store from its spec: ``"sqlite:PATH"`` (a file; ``"sqlite::memory:"`` for one
+    process) or a ``redis://`` / ``rediss://`` / ``unix://`` URL (an optional
+    ``#prefix`` at the end sets the key prefix). Raises ValueError naming a spec of
+    neither kind, StoreError if the store cannot be opened."""
+    if not isinstance(spec, str):
+        raise TypeError(f"store must be a str such as 'sqlite:chat.db', got {spec!r:.60}")
+    if spec.startswith("sqlite:") and len(spec) > len("sqlite:"):
+        return SQLiteSessionStore(spec[len("sqlite:"):])
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        url, _, prefix = spec.partition("#")
+        return RedisSessionStore(url, prefix or "kit")
+    raise ValueError(f"store must be 'sqlite:PATH' or a redis:// URL, got {spec!r:.80}")
+
