@@ -7,7 +7,8 @@
 #                   in work/backups/ first, under a new name each time)
 #   make test       run the test suite (unit tests, nbval on solutions/, notebook checks);
 #                   pass pytest options with ARGS, e.g. make test ARGS="-k tokens"
-#   make test-browser  run every learner lesson in JupyterLab in headless Chromium
+#   make test-browser  run every learner lesson in JupyterLab in headless Chromium, then
+#                   the service's chat page (send messages, watch the reply stream in)
 #   make notebooks  re-execute solutions/ and regenerate notebooks/ (refuses to overwrite
 #                   a changed notebooks/ file unless FORCE=1)
 #   make clean      remove .venv, build output and caches (work/ is kept)
@@ -57,6 +58,7 @@ $(VENV)/.browser: $(VENV)/.installed
 
 test-browser: $(VENV)/.browser
 	$(BIN)/python tools/browser_check.py $(ARGS)
+	$(BIN)/python tools/browser_chat.py
 
 notebooks: install
 	$(BIN)/python tools/lessons.py execute

@@ -159,15 +159,22 @@ def _serve(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise ValueError("the service needs the serve extra: pip install -e '.[serve]'") from None
-    from kit.serve.app import ENV, MAX_BODY
-    from kit.serve.service import SERVICE_BUDGET
-    from kit.serve.stores import open_store
-    open_store(args.store).close()              # a bad spec or file fails here, once
+    from kit.serve.app import ENV, build_service
     settings = {"STORE": args.store, "LOCK": args.lock, "TTL": args.lease,
                 "WAIT": args.wait, "MODEL_DELAY": args.model_delay,
-                "SUMMARY_DELAY": args.summary_delay, "BUDGET": args.budget or SERVICE_BUDGET,
-                "MAX_BODY": args.max_body or MAX_BODY, "STREAM_DELAY": args.stream_delay}
-    os.environ.update({ENV + key: str(value) for key, value in settings.items()})
+                "SUMMARY_DELAY": args.summary_delay, "BUDGET": args.budget,
+                "KEEP_RECENT": args.keep_recent, "MAX_BODY": args.max_body,
+                "STREAM_DELAY": args.stream_delay}
+    env = {ENV + key: str(value) for key, value in settings.items() if value is not None}
+    for name, least in (("workers", 1), ("port", 0)):
+        if getattr(args, name) < least:
+            raise ValueError(f"--{name} must be >= {least}, got {getattr(args, name)}")
+    try:                                       # every setting checked here, once
+        service, _ = build_service(env)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+    service.store.close()
+    os.environ.update(env)                     # what the worker processes read
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"python -m kit serve: listening on {args.host}: reachable from other "
               f"machines, with no authentication", file=sys.stderr)
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="lease: the store's lease and fencing token (default); local: "
                             "a lock in each process, wrong with several workers (lesson 10)")
     serve.add_argument("--lease", type=float, default=10.0,
-                       help="seconds a session's lease lasts unless renewed (10)")
+                       help="seconds a session's lease lasts unless renewed: its ttl (10)")
     serve.add_argument("--wait", type=float, default=30.0,
                        help="seconds a turn waits for a busy session before 503 (30)")
     serve.add_argument("--model-delay", type=float, default=0.0,
@@ -217,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="seconds the stub summariser sleeps per call (0)")
     serve.add_argument("--budget", type=int, default=None,
                        help="the memory's budget in tokens (150)")
+    serve.add_argument("--keep-recent", type=int, default=None,
+                       help="messages the memory keeps verbatim (4)")
     serve.add_argument("--max-body", type=int, default=None,
                        help="bytes of a request body accepted (16384)")
     serve.add_argument("--stream-delay", type=float, default=0.0,

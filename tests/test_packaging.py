@@ -1,8 +1,8 @@
 """Packaging rules: pyproject.toml is the one dependency list; Binder builds as documented.
 
 environment.yml may only bring Python and pip from conda and install this repository
-through pip; .ci/run calls `make test` (after exporting LOCOMO_DIR), then
-`make test-browser`; pyproject.toml
+through pip; .ci/run calls `make test` (after exporting LOCOMO_DIR and requiring the
+Redis tests), then `make test-browser`; pyproject.toml
 has no `==` pins.
 
 Binder (repo2docker) cannot be run here, so its rules are checked statically. The rules,
@@ -195,7 +195,8 @@ def test_readme_has_a_binder_badge_that_opens_the_learner_copies():
 
 def test_ci_runs_the_readme_test_command_first():
     """.ci/run: `make test` (the README's command) before anything else but the LoCoMo
-    location, then the browser test; nothing else is run with make."""
+    location and what makes the Redis tests run (KIT_REQUIRE_REDIS=1, a redis-server where
+    the dev extra brings none), then the browser test; nothing else is run with make."""
     script = ROOT / ".ci" / "run"
     assert os.access(script, os.X_OK), ".ci/run is not executable"
     commands = [
@@ -203,8 +204,11 @@ def test_ci_runs_the_readme_test_command_first():
         if line.strip() and not line.strip().startswith("#")
         and line.strip() != "set -euo pipefail" and not line.strip().startswith("cd ")
     ]
-    first = next((c for c in commands if "LOCOMO_DIR=" not in c), None)
+    setup = ("LOCOMO_DIR=", "KIT_REQUIRE_REDIS=", "install -y -qq redis-server")
+    first = next((c for c in commands if not any(s in c for s in setup)), None)
     assert first == "make test", f".ci/run runs {commands}: `make test` must come first"
+    before = commands[:commands.index("make test")]
+    assert "export KIT_REQUIRE_REDIS=1" in before, ".ci/run must require the Redis tests"
     makes = [c for c in commands if re.match(r"make\b", c)]
     assert makes == ["make test", "make test-browser"], f".ci/run runs {makes}"
     assert commands[-1] == "make test-browser", f".ci/run ends with {commands[-1]!r}"

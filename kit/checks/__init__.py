@@ -23,6 +23,8 @@ wrong order). One module per concept:
   answers only).
 - :mod:`kit.checks.coverage` and :mod:`kit.checks.allocation`: lesson 09 (how good is your
   memory: evidence coverage by category, a tiny token-budget allocator).
+- :mod:`kit.checks.lease`: lesson 10 (from notebook to service: the fencing rule, the
+  whole lease store).
 
 A failed check shows in a notebook as a short box (:meth:`CheckFailed._render_traceback_`):
 the check, what went wrong and the hint, and the line of the learner's code that raised,

@@ -28,14 +28,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from functools import partial
 from importlib import resources
 
 from kit.serve.service import ChatService, SessionBusy, check_session_id
 from kit.serve.stores import LeaseLost, open_store
+from kit.validation import check_int, check_weight
 
-__all__ = ["create_app", "app_from_env", "sse", "MAX_BODY", "WORDS_PER_EVENT", "ENV"]
+__all__ = ["create_app", "app_from_env", "build_service", "sse", "reply_events", "MAX_BODY",
+           "THREADS", "WORDS_PER_EVENT", "ENV"]
 
 MAX_BODY = 16_384            # bytes of a request body read at most
+THREADS = 32                 # threads of each pool: turns, compactions
 WORDS_PER_EVENT = 3          # words of the reply per server-sent event
 ENV = "KIT_SERVE_"           # prefix of the settings app_from_env reads
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -46,8 +52,9 @@ _TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=
 
 
 def sse(event: str, data: object) -> str:
-    """One server-sent event: ``event: NAME`` and its data as one line of JSON."""
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    """One server-sent event: ``event: NAME`` and its data as one line of JSON (ASCII:
+    no character of the text can end the line)."""
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
 def reply_events(answer, words: int = WORDS_PER_EVENT) -> list[str]:
@@ -66,10 +73,27 @@ def reply_events(answer, words: int = WORDS_PER_EVENT) -> list[str]:
 
 
 def create_app(service: ChatService, *, max_body: int = MAX_BODY,
-               stream_delay: float = 0.0):
+               stream_delay: float = 0.0, threads: int = THREADS):
     """The Starlette app over ``service``. ``max_body``: bytes of a request body
-    accepted; ``stream_delay``: seconds between two reply events (0 in tests; a little
-    makes the streaming visible on a projector)."""
+    accepted (int >= 1); ``stream_delay``: seconds between two reply events (>= 0; 0 in
+    tests, a little makes the streaming visible on a projector); ``threads``: the size
+    of each of the two thread pools (int >= 1): one runs turns, the other compactions, so
+    compactions that pile up never hold a thread a reply is waiting for. Raises
+    TypeError/ValueError naming a bad argument."""
+    check_int("max_body", max_body, 1)
+    stream_delay = check_weight("stream_delay", stream_delay)
+    turns = ThreadPoolExecutor(check_int("threads", threads, 1), thread_name_prefix="kit-turn")
+    compactions = ThreadPoolExecutor(threads, thread_name_prefix="kit-compaction")
+
+    async def in_pool(pool: ThreadPoolExecutor, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args))
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        turns.shutdown(wait=False)
+        compactions.shutdown(wait=True)         # a compaction under way is finished
+
     from starlette.applications import Starlette
     from starlette.background import BackgroundTask
     from starlette.requests import ClientDisconnect, Request
@@ -111,7 +135,7 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         if not isinstance(text, str):
             return error(400, f"text must be a string, got {type(text).__name__}")
         try:
-            turn = await asyncio.to_thread(service.begin, session_id, text)
+            turn = await in_pool(turns, service.begin, session_id, text)
         except SessionBusy as exc:
             return error(503, str(exc))
         except LeaseLost as exc:
@@ -129,14 +153,15 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         return StreamingResponse(
             stream(), media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-            background=BackgroundTask(asyncio.to_thread, service.finish, turn))
+            background=BackgroundTask(in_pool, compactions if turn.compaction_due else turns,
+                                      service.finish, turn))
 
     async def get_context(request: Request):
         try:
             session_id = check_session_id(request.path_params["session"])
         except ValueError as exc:
             return error(400, str(exc))
-        return JSONResponse(await asyncio.to_thread(service.context, session_id),
+        return JSONResponse(await in_pool(turns, service.context, session_id),
                             headers={"Cache-Control": "no-store"})
 
     async def health(request: Request):
@@ -159,24 +184,46 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
               Route("/health", health),
               Route("/sessions/{session}/messages", post_message, methods=["POST"]),
               Route("/sessions/{session}/context", get_context)]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def build_service(env: dict | None = None) -> tuple[ChatService, dict]:
+    """The service and the app's keyword arguments from ``KIT_SERVE_*`` settings (``env``,
+    default :data:`os.environ`): STORE, LOCK, TTL, WAIT, MODEL_DELAY, SUMMARY_DELAY,
+    BUDGET, KEEP_RECENT, MAX_BODY, STREAM_DELAY (what ``python -m kit serve`` sets).
+    Raises ValueError/TypeError naming a bad setting, StoreError if the store cannot be
+    opened."""
+    from kit.serve.service import KEEP_RECENT, SERVICE_BUDGET, demo_chatbot, service_memory
+    env = os.environ if env is None else env
+
+    def number(name: str, default: float, kind=float):
+        text = env.get(ENV + name)
+        try:
+            return default if text is None else kind(text)
+        except ValueError:
+            raise ValueError(f"{ENV}{name} must be a number, got {text!r:.40}") from None
+
+    store = open_store(env.get(ENV + "STORE", "sqlite:chat.db"))
+    try:
+        service = ChatService(
+            store, demo_chatbot(number("MODEL_DELAY", 0) or None),
+            service_memory(number("SUMMARY_DELAY", 0) or None,
+                           number("BUDGET", SERVICE_BUDGET, int),
+                           number("KEEP_RECENT", KEEP_RECENT, int)),
+            lock=env.get(ENV + "LOCK", "lease"), ttl=number("TTL", 10.0),
+            wait=number("WAIT", 30.0))
+        options = {"max_body": number("MAX_BODY", MAX_BODY, int),
+                   "stream_delay": number("STREAM_DELAY", 0.0)}
+        check_int("max_body", options["max_body"], 1)
+        check_weight("stream_delay", options["stream_delay"])
+    except BaseException:
+        store.close()
+        raise
+    return service, options
 
 
 def app_from_env():
-    """The app as uvicorn's worker processes build it (``--factory``): the settings of
-    ``python -m kit serve`` come in ``KIT_SERVE_*`` environment variables (STORE, LOCK,
-    TTL, WAIT, MODEL_DELAY, SUMMARY_DELAY, BUDGET, MAX_BODY, STREAM_DELAY)."""
-    from kit.serve.service import demo_chatbot, service_memory, SERVICE_BUDGET
-
-    def number(name: str, default: float) -> float:
-        return float(os.environ.get(ENV + name, default))
-
-    store = open_store(os.environ.get(ENV + "STORE", "sqlite:chat.db"))
-    service = ChatService(
-        store, demo_chatbot(number("MODEL_DELAY", 0) or None),
-        service_memory(number("SUMMARY_DELAY", 0) or None,
-                       int(number("BUDGET", SERVICE_BUDGET))),
-        lock=os.environ.get(ENV + "LOCK", "lease"), ttl=number("TTL", 10),
-        wait=number("WAIT", 30))
-    return create_app(service, max_body=int(number("MAX_BODY", MAX_BODY)),
-                      stream_delay=number("STREAM_DELAY", 0))
+    """The app as uvicorn's worker processes build it (``--factory``), from the
+    ``KIT_SERVE_*`` environment variables (see :func:`build_service`)."""
+    service, options = build_service()
+    return create_app(service, **options)

@@ -41,10 +41,11 @@ from kit.store import StoreError, TranscriptStore
 from kit.validation import check_seconds
 
 __all__ = ["ChatService", "Turn", "SessionBusy", "demo_chatbot", "service_memory",
-           "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "LOCKS"]
+           "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "KEEP_RECENT", "LOCKS"]
 
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # it goes into URLs and Redis keys
 SERVICE_BUDGET = 150       # tokens (cl100k) of the demo memory: compaction every few turns
+KEEP_RECENT = 4            # messages the demo memory keeps verbatim
 LOCKS = ("lease", "local")
 
 
@@ -84,19 +85,25 @@ def demo_chatbot(model_delay: float | None = None) -> Chatbot:
     """The course's help-centre chatbot: BM25 over the shipped help centre, the quoting
     stub model (``model_delay`` seconds per call, None: no delay), no network."""
     from kit.rag import BM25Retriever, QuotingModel, load_corpus
-    model = QuotingModel()
+    model, model_delay = QuotingModel(), check_seconds("model_delay", model_delay)
     llm = SlowModel(model, model_delay) if model_delay else model
     return Chatbot(BM25Retriever(load_corpus()), llm)
 
 
-def service_memory(summary_delay: float | None = None, budget: int = SERVICE_BUDGET
-                   ) -> Callable[[], DeferredSummaryMemory]:
+def service_memory(summary_delay: float | None = None, budget: int = SERVICE_BUDGET,
+                   keep_recent: int = KEEP_RECENT) -> Callable[[], DeferredSummaryMemory]:
     """A factory of the service's memory: :class:`~kit.memory.DeferredSummaryMemory`
     with the fact-listing stub summariser (``summary_delay`` seconds per call), a
-    ``budget`` in cl100k tokens and keep_recent=4."""
+    ``budget`` in cl100k tokens and the newest ``keep_recent`` messages verbatim.
+    Raises what the memory raises for a bad budget or keep_recent, at once."""
+    summary_delay = check_seconds("summary_delay", summary_delay)
     summariser = (SlowModel(fact_listing_summariser, summary_delay) if summary_delay
                   else fact_listing_summariser)
-    return lambda: DeferredSummaryMemory(summariser, budget=budget, keep_recent=4)
+
+    def make() -> DeferredSummaryMemory:
+        return DeferredSummaryMemory(summariser, budget=budget, keep_recent=keep_recent)
+    make()                                   # a bad setting fails here, not at a turn
+    return make
 
 
 @dataclass
@@ -115,6 +122,11 @@ class Turn:
     staging: TranscriptStore = field(repr=False)
     release: Callable[[], None] = field(repr=False)
     finished: bool = False
+
+    @property
+    def compaction_due(self) -> bool:
+        """True if :meth:`ChatService.finish` will call the summariser."""
+        return bool(getattr(self.memory, "compaction_due", False))
 
 
 class _Renewer(threading.Thread):

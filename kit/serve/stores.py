@@ -140,6 +140,11 @@ class SessionStore:
         unexpired one; return it, or None if it is held. Does not wait."""
         raise NotImplementedError
 
+    def holder(self, session_id: str) -> int | None:
+        """The token of the session's unexpired lease, None if nobody holds one (a read:
+        it takes nothing)."""
+        raise NotImplementedError
+
     def renew(self, lease: Lease) -> None:
         """Extend ``lease`` by its ``ttl`` from now. Raises :class:`LeaseLost` if it is
         no longer the session's current lease."""
@@ -236,6 +241,13 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                 db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
                            (session_id, token, now + ttl))
         return Lease(session_id, token, ttl)
+
+    def holder(self, session_id: str) -> int | None:
+        check_session(session_id)
+        with self._using(session_id, "reading the lease") as db:
+            row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
+                             (session_id,)).fetchone()
+        return row[0] if row is not None and row[1] > float(self.clock()) else None
 
     def _held(self, db: sqlite3.Connection, lease: Lease) -> bool:
         row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
@@ -462,6 +474,12 @@ class RedisSessionStore(SessionStore):
                            keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
                            args=[max(1, round(ttl * 1000))])
         return None if token is None else Lease(session_id, int(token), ttl)
+
+    def holder(self, session_id: str) -> int | None:
+        check_session(session_id)
+        token = self._call(session_id, "reading the lease", self._redis.get,
+                           self._key(session_id, "lock"))
+        return None if token is None else int(token)
 
     def renew(self, lease: Lease) -> None:
         held = self._call(lease.session_id, "renewing the lease", self._renew,

@@ -1,0 +1,208 @@
+"""The service's stores: lease, fencing token, fenced commit, snapshot, on SQLite and on
+a real Redis server (the `redis_url` fixture starts one; no mock)."""
+import itertools
+import json
+import time
+
+import pytest
+
+pytest.importorskip("redis", reason="the serve extra is not installed: pip install -e '.[dev]'")
+
+from kit.messages import Message
+from kit.serve.stores import (EVENTS_KEPT, Lease, LeaseLost, RedisSessionStore,
+                              SQLiteSessionStore, TurnRecord, open_store)
+from kit.store import StoreError
+
+_prefixes = itertools.count()
+
+
+class Clock:
+    """A clock the test moves (seconds)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request, tmp_path):
+    """A fresh store of each kind; ``store.expire(lease)`` makes a lease run out."""
+    if request.param == "sqlite":
+        clock = Clock()
+        made = SQLiteSessionStore(tmp_path / "chat.db", clock=clock)
+        made.expire = lambda lease: setattr(clock, "now", clock.now + lease.ttl + 0.001)
+    else:
+        url = request.getfixturevalue("redis_url")
+        made = RedisSessionStore(url, prefix=f"test{next(_prefixes)}")
+        made.expire = lambda lease: time.sleep(lease.ttl + 0.05)
+    yield made
+    made.close()
+
+
+def ttl(store) -> float:
+    """A lease long enough never to expire by itself in a test, unless the test says so:
+    SQLite's clock only moves when told; on Redis a short one is waited out."""
+    return 60.0 if store.kind == "sqlite" else 0.3
+
+
+def msg(number: int, role: str = "user") -> Message:
+    return Message(role, f"text {number}", 2, number)
+
+
+def test_a_lease_is_exclusive_and_its_token_grows_with_every_lease(store):
+    first = store.acquire("alice", 60)
+    assert first == Lease("alice", 1, 60.0)
+    assert store.acquire("alice", 60) is None             # held: nobody else gets it
+    assert store.holder("alice") == 1
+    assert store.acquire("bob", 60).token == 1            # per session
+    assert store.release(first) is True
+    assert store.holder("alice") is None
+    assert store.acquire("alice", 60).token == 2          # the counter survives a release
+
+
+def test_an_expired_lease_goes_to_the_next_worker_with_the_next_token(store):
+    old = store.acquire("alice", ttl(store))
+    store.expire(old)
+    assert store.holder("alice") is None
+    new = store.acquire("alice", 60)
+    assert new.token == old.token + 1
+    with pytest.raises(LeaseLost, match="'alice'.*no longer held"):
+        store.renew(old)
+    assert store.release(old) is False                    # a stale holder releases nothing
+    assert store.holder("alice") == new.token
+
+
+def test_a_fenced_commit_writes_the_whole_turn(store):
+    lease = store.acquire("alice", 60)
+    state = {"memory": "summary memory", "added": 2, "turns": [[1, 2]]}
+    record = TurnRecord(1, 1, 2, lease.token, 0, "A")
+    store.commit("alice", lease, [msg(1), msg(2, "assistant")], state,
+                 [{"kind": "turn", "turn": 1}], record)
+    snap = store.load("alice")
+    assert (snap.state, snap.messages, snap.last, snap.turns) == (
+        state, (msg(1), msg(2, "assistant")), 2, 1)
+    assert store.events("alice") == [{"kind": "turn", "turn": 1}]
+    [logged] = store.turn_log("alice")
+    assert (logged.turn, logged.first_number, logged.last_number, logged.token,
+            logged.based_on, logged.worker) == (1, 1, 2, 1, 0, "A")
+    assert logged.committed_at > 0
+    assert store.transcript("alice") == [msg(1), msg(2, "assistant")]
+
+
+def test_a_worker_that_lost_its_lease_cannot_write(store):
+    state = {"memory": "summary memory", "added": 0, "turns": []}
+    late = store.acquire("alice", ttl(store))
+    store.expire(late)                                    # paused past its ttl ...
+    with pytest.raises(LeaseLost):                        # ... expired, nobody took it: refused
+        store.commit("alice", late, [msg(1)], state)
+    now = store.acquire("alice", 60)                      # ... and now taken over
+    with pytest.raises(LeaseLost, match="nothing was written"):
+        store.commit("alice", late, [msg(1)], state, [{"kind": "turn"}],
+                     TurnRecord(1, 1, 1, late.token, 0, "late"))
+    snap = store.load("alice")
+    assert (snap.state, snap.messages, snap.last, snap.turns) == (None, (), 0, 0)
+    assert store.events("alice") == [] and store.turn_log("alice") == []
+    store.commit("alice", now, [msg(1)], state)           # the current holder can
+    assert store.load("alice").last == 1
+
+
+def test_renew_keeps_a_lease_past_its_first_ttl(tmp_path):
+    clock = Clock()
+    with SQLiteSessionStore(tmp_path / "c.db", clock=clock) as store:
+        lease = store.acquire("alice", 10)
+        clock.now += 8
+        store.renew(lease)
+        clock.now += 8                                    # 16 s after it was taken
+        assert store.holder("alice") == lease.token
+        assert store.acquire("alice", 10) is None
+        clock.now += 2.001                                # 10 s after the renewal
+        assert store.holder("alice") is None
+
+
+def test_expiry_is_exact_at_the_boundary(tmp_path):
+    clock = Clock()
+    with SQLiteSessionStore(tmp_path / "c.db", clock=clock) as store:
+        lease = store.acquire("alice", 10)
+        clock.now += 10                                   # expires_at == now: expired
+        assert store.holder("alice") is None
+        with pytest.raises(LeaseLost):
+            store.commit("alice", lease, [], {})
+
+
+def test_an_unfenced_commit_is_last_writer_wins(store):
+    """What a service with only an in-process lock does: two workers that both loaded
+    the session at turn 0 each write messages 1-2; the second overwrites the first."""
+    state = {"memory": "summary memory", "added": 2, "turns": [[1, 2]]}
+    for worker in ("A", "B"):
+        store.commit("alice", None, [Message("user", f"question of {worker}", 3, 1),
+                                     Message("assistant", f"reply to {worker}", 3, 2)],
+                     state, [], TurnRecord(1, 1, 2, None, 0, worker))
+    assert [m.content for m in store.transcript("alice")] == ["question of B", "reply to B"]
+    assert [(r.turn, r.worker, r.token) for r in store.turn_log("alice")] == [(1, "B", None)]
+
+
+def test_a_fenced_commit_refuses_a_message_number_already_stored(store):
+    lease = store.acquire("alice", 60)
+    store.commit("alice", lease, [msg(1)], {"added": 1})
+    with pytest.raises(StoreError):
+        store.commit("alice", lease, [msg(1)], {"added": 2})
+    assert store.load("alice").state == {"added": 1}      # nothing of the second commit
+
+
+def test_the_snapshot_starts_at_the_oldest_verbatim_message(store):
+    lease = store.acquire("alice", 60)
+    store.commit("alice", lease, [msg(n) for n in range(1, 9)],
+                 {"added": 8, "turns": [[5, 8]], "summary": "..."})
+    assert [m.number for m in store.load("alice").messages] == [5, 6, 7, 8]
+    store.commit("alice", lease, [], {"added": 8, "turns": []})   # everything folded
+    assert [m.number for m in store.load("alice").messages] == [8]  # the last, for restore
+    assert store.load("nobody").state is None
+
+
+def test_events_keep_the_newest(store):
+    lease = store.acquire("alice", 60)
+    store.commit("alice", lease, [], {}, [{"n": i} for i in range(EVENTS_KEPT + 5)])
+    assert store.events("alice", 3) == [{"n": EVENTS_KEPT + 2}, {"n": EVENTS_KEPT + 3},
+                                        {"n": EVENTS_KEPT + 4}]
+    assert len(store.events("alice", 10_000)) == EVENTS_KEPT
+    assert store.events("alice", 0) == []
+
+
+def test_bad_input_names_the_value_and_writes_nothing(store):
+    lease = store.acquire("alice", 60)
+    other = store.acquire("bob", 60)
+    with pytest.raises(ValueError, match="not a lease of session 'alice'"):
+        store.commit("alice", other, [msg(1)], {})
+    with pytest.raises(ValueError):
+        store.commit("alice", lease, [msg(1)], {"x": float("nan")})
+    with pytest.raises(TypeError, match="a trace event must be a dict"):
+        store.commit("alice", lease, [msg(1)], {}, ["not a dict"])
+    with pytest.raises(TypeError, match="messages must be Message"):
+        store.commit("alice", lease, [("user", "hi")], {})
+    with pytest.raises(TypeError, match="ttl must be a number of seconds"):
+        store.acquire("alice", None)
+    with pytest.raises(ValueError, match="ttl must be > 0"):
+        store.acquire("carol", 0)
+    assert store.load("alice").last == 0 and store.holder("carol") is None
+    assert json.dumps(store.events("alice")) == "[]"
+
+
+def test_open_store_reads_the_spec(tmp_path, redis_url):
+    with open_store(f"sqlite:{tmp_path / 'a.db'}") as made:
+        assert made.kind == "sqlite"
+    with open_store(f"{redis_url}#mine") as made:
+        assert (made.kind, made.prefix) == ("redis", "mine")
+        assert made.ping()
+    for bad in ("chat.db", "sqlite:", "postgres://x", "http://127.0.0.1"):
+        with pytest.raises(ValueError, match="store must be 'sqlite:PATH' or a redis:// URL"):
+            open_store(bad)
+    with pytest.raises(TypeError):
+        open_store(None)
+
+
+def test_an_unreachable_redis_is_a_store_error_naming_the_url(tmp_path):
+    store = RedisSessionStore(f"unix://{tmp_path}/none.sock")
+    with pytest.raises(StoreError, match="none.sock.*taking the lease failed"):
+        store.acquire("alice", 1)
