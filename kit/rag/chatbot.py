@@ -281,7 +281,10 @@ class Chatbot:
         _check_ask(session_id, question)
         session = self._session(session_id)
         with session.lock:
-            answer = self._timed(session.memory, session_id, question, len(session.answers) + 1)
+            # numbered when it commits, as the answers list grows (without a lock, a turn
+            # that overtakes another is numbered before it)
+            answer = self._timed(session.memory, session_id, question,
+                                 lambda: len(session.answers) + 1)
             session.answers.append(answer)
             return answer
 
@@ -298,14 +301,16 @@ class Chatbot:
         _check_ask(session_id, question)
         if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
             raise ValueError(f"turn must be an int >= 1, got {turn!r}")
-        return self._timed(memory, session_id, question, turn)
+        return self._timed(memory, session_id, question, lambda: turn)
 
-    def _timed(self, memory, session_id: str, question: str, turn: int) -> Answer:
-        """The turn, its latency recorded under TURN_METRIC (FAILED_METRIC if it raised)."""
+    def _timed(self, memory, session_id: str, question: str,
+               number: Callable[[], int]) -> Answer:
+        """The turn, its latency recorded under TURN_METRIC (FAILED_METRIC if it raised);
+        ``number()`` gives its turn number once it has been answered."""
         _check_fits(memory, "question", question)
         start = self.clock()
         try:
-            answer = self._turn(memory, session_id, question, start, turn)
+            answer = self._turn(memory, session_id, question, start, number)
         except Exception:
             try:
                 failed_ms = _elapsed_ms(start, self.clock())
@@ -317,7 +322,8 @@ class Chatbot:
         self.metrics.record(TURN_METRIC, answer.latency_ms)
         return answer
 
-    def _turn(self, memory, session_id: str, question: str, start: float, turn: int) -> Answer:
+    def _turn(self, memory, session_id: str, question: str, start: float,
+              number: Callable[[], int]) -> Answer:
         calls = [0]
 
         def counted(system: str, user: str) -> str:
@@ -352,7 +358,7 @@ class Chatbot:
                 memory.add(role, text)
             except CompactionError as exc:      # the message was kept; compaction retries later
                 note = f"compaction failed: {exc.__cause__!r}"
-        return Answer(session_id=session_id, turn=turn,
+        return Answer(session_id=session_id, turn=number(),
                         question=question, answer=verdict.answer, query=rewrite.query,
                         rewrite=rewrite, chunk_ids=tuple(c.id for c in chunks),
                         chunks=tuple(chunks), citations=citations, guardrail=verdict,
