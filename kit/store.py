@@ -65,7 +65,7 @@ from kit.messages import TURN_ROLES, Message, check_text
 from kit.validation import check_seconds
 
 __all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "DEFAULT_TIMEOUT",
-           "check_session"]
+           "check_session", "parse_state"]
 
 SCHEMA_VERSION = 3
 DEFAULT_TIMEOUT = 5.0      # seconds a store operation waits for another connection's lock
@@ -210,6 +210,22 @@ def _create_file(path: str, timeout: float) -> None:
             _build(path, timeout)
     finally:
         os.unlink(temp)
+
+
+def parse_state(text: object, where: str) -> dict:
+    """A saved state's JSON text as a dict. Raises :class:`StoreError` starting with
+    ``where`` (the session and the store) if it is not a JSON object (a damaged file,
+    another program's row) or nests too deep to read."""
+    try:
+        state = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"{where}: the saved state is not JSON ({exc})") from exc
+    except RecursionError:
+        raise StoreError(f"{where}: the saved state is not a state (nested too deep to "
+                         f"read)") from None
+    if not isinstance(state, dict):
+        raise StoreError(f"{where}: the saved state is not a JSON object, got {text!r:.60}")
+    return state
 
 
 class TranscriptStore:
@@ -547,15 +563,4 @@ class TranscriptStore:
                              (session_id,)).fetchone()
         if row is None:
             return None
-        try:
-            state = json.loads(row[0])
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
-                             f"not JSON ({exc})") from exc
-        except RecursionError:
-            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
-                             f"not a state (nested too deep to read)") from None
-        if not isinstance(state, dict):
-            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
-                             f"not a JSON object, got {row[0]!r:.60}")
-        return state
+        return parse_state(row[0], f"session {session_id!r} in {self.path!r}")

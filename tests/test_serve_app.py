@@ -172,3 +172,14 @@ def test_a_compaction_under_way_holds_no_thread_a_reply_needs(tmp_path):
         assert released[0] is True            # B was answered while A's summariser waited
         assert store.load("alice").state["summary"]      # and A's compaction then finished
         assert store.holder("alice") is None and store.holder("bob") is None
+
+
+def test_a_store_that_fails_is_a_503_not_a_bad_request(tmp_path):
+    from kit.serve import RedisSessionStore
+    service = ChatService(RedisSessionStore(f"unix://{tmp_path}/gone.sock"))
+    app = create_app(service)
+    for method, path, kwargs in (("POST", "/sessions/alice/messages", {"json": {"text": "hi"}}),
+                                 ("GET", "/sessions/alice/context", {})):
+        response = call(app, method, path, **kwargs)
+        assert response.status_code == 503, response.text
+        assert "the store failed" in response.json()["error"] and "gone.sock" in response.text

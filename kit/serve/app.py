@@ -11,7 +11,8 @@ Routes:
   compaction that is due runs after the response has been sent (a Starlette background
   task), still under the session's lease. Errors before the stream are JSON
   ``{"error": "..."}``: 400 (a bad id or question), 413 (body over ``max_body``
-  bytes), 415 (not JSON), 503 (the session stayed busy), 409 (the lease was lost);
+  bytes), 415 (not JSON), 503 (the session stayed busy, or the store failed: Redis
+  unreachable, a damaged file), 409 (the lease was lost);
 - ``GET /sessions/{id}/context``: the context panel's data
   (:meth:`~kit.serve.service.ChatService.context`): parts and sizes, the budget, the
   summary, the verbatim turns, the newest trace events;
@@ -35,6 +36,7 @@ from importlib import resources
 
 from kit.serve.service import ChatService, SessionBusy, check_session_id
 from kit.serve.stores import LeaseLost, open_store
+from kit.store import StoreError
 from kit.validation import check_int, check_weight
 
 __all__ = ["create_app", "app_from_env", "build_service", "sse", "reply_events", "MAX_BODY",
@@ -140,6 +142,8 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             return error(503, str(exc))
         except LeaseLost as exc:
             return error(409, str(exc))
+        except StoreError as exc:                   # the store is down or damaged
+            return error(503, f"the store failed: {exc}")
         except (TypeError, ValueError) as exc:       # a bad question, one too long
             return error(400, str(exc))
         events = reply_events(turn.answer)
@@ -161,8 +165,11 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             session_id = check_session_id(request.path_params["session"])
         except ValueError as exc:
             return error(400, str(exc))
-        return JSONResponse(await in_pool(turns, service.context, session_id),
-                            headers={"Cache-Control": "no-store"})
+        try:
+            context = await in_pool(turns, service.context, session_id)
+        except StoreError as exc:
+            return error(503, f"the store failed: {exc}")
+        return JSONResponse(context, headers={"Cache-Control": "no-store"})
 
     async def health(request: Request):
         return JSONResponse({"ok": True, "worker": service.worker,

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from kit.messages import Message
-from kit.store import StoreError, TranscriptStore, check_session
+from kit.store import StoreError, TranscriptStore, check_session, parse_state
 from kit.validation import check_int, check_seconds
 
 __all__ = ["Lease", "LeaseLost", "Snapshot", "TurnRecord", "SessionStore",
@@ -282,7 +282,8 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                 db.execute("BEGIN")              # one read transaction: one snapshot
                 row = db.execute("SELECT state FROM session_state WHERE session_id = ?",
                                  (session_id,)).fetchone()
-                state = self._parse_state(session_id, row[0]) if row else None
+                state = (parse_state(row[0], f"session {session_id!r} in {self.path!r}")
+                         if row else None)
                 last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages WHERE "
                                    "session_id = ?", (session_id,)).fetchone()
                 turns, = db.execute("SELECT COUNT(*) FROM turns WHERE session_id = ?",
@@ -292,17 +293,6 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                                   "ORDER BY number",
                                   (session_id, first_needed(state, last))).fetchall()
         return Snapshot(session_id, state, tuple(self._messages(session_id, rows)), last, turns)
-
-    def _parse_state(self, session_id: str, text: str) -> dict:
-        try:
-            state = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
-                             f"not JSON ({exc})") from None
-        if not isinstance(state, dict):
-            raise StoreError(f"session {session_id!r} in {self.path!r}: the saved state is "
-                             f"not a JSON object")
-        return state
 
     def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
                state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
@@ -502,13 +492,8 @@ class RedisSessionStore(SessionStore):
             pipe.hget(key(session_id, "meta"), "last")
             pipe.hlen(key(session_id, "turns"))
             text, last, turns = self._call(session_id, "loading the session", pipe.execute)
-        state = None
-        if text is not None:
-            try:
-                state = json.loads(text)
-            except ValueError as exc:
-                raise StoreError(f"session {session_id!r} in {self.url!r}: the saved state "
-                                 f"is not JSON ({exc})") from None
+        state = (None if text is None else
+                 parse_state(text, f"session {session_id!r} in {self.url!r}"))
         last = int(last or 0)
         # Messages up to ``last`` never change once a fenced commit wrote them.
         numbers = list(range(first_needed(state, last), last + 1))
