@@ -154,21 +154,41 @@ def _drill(args: argparse.Namespace) -> int:
     return code
 
 
+def _number(kind: type, least: float, *, inclusive: bool = True, top: float = 86_400):
+    """An argparse type: a ``kind`` number >= ``least`` (> with ``inclusive=False``) and
+    <= ``top``; argparse names the option in its error."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        low = value >= least if inclusive else value > least
+        if not (low and value <= top):           # also refuses NaN
+            raise argparse.ArgumentTypeError(
+                f"must be {'>=' if inclusive else '>'} {least:g} and <= {top:g}, got {text}")
+        return value
+    return parse
+
+
 def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
     except ImportError:
         raise ValueError("the service needs the serve extra: pip install -e '.[serve]'") from None
     from kit.serve.app import ENV, build_service
-    settings = {"STORE": args.store, "LOCK": args.lock, "TTL": args.lease,
+    if args.workers > 1 and args.store.strip() == "sqlite::memory:":
+        raise ValueError("sqlite::memory: is one store per process: with --workers "
+                         f"{args.workers} each worker would have its own; give a file")
+    if args.workers > 1 and args.lock == "local":
+        print(f"python -m kit serve: --lock local with {args.workers} workers: each worker "
+              f"locks only its own turns, and turns of one session will be lost (the "
+              f"failure lesson 10 shows)", file=sys.stderr)
+    settings = {"HOST": args.host, "STORE": args.store, "LOCK": args.lock, "TTL": args.lease,
                 "WAIT": args.wait, "MODEL_DELAY": args.model_delay,
                 "SUMMARY_DELAY": args.summary_delay, "BUDGET": args.budget,
                 "KEEP_RECENT": args.keep_recent, "MAX_BODY": args.max_body,
                 "STREAM_DELAY": args.stream_delay}
     env = {ENV + key: str(value) for key, value in settings.items() if value is not None}
-    for name, least in (("workers", 1), ("port", 0)):
-        if getattr(args, name) < least:
-            raise ValueError(f"--{name} must be >= {least}, got {getattr(args, name)}")
     try:                                       # every setting checked here, once
         service, _ = build_service(env)
     except TypeError as exc:
@@ -205,32 +225,34 @@ def main(argv: list[str] | None = None) -> int:
     drill.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     drill.set_defaults(run=_drill)
     serve = sub.add_parser("serve", help="serve the chatbot over HTTP, with its chat page")
+    seconds, delay = _number(float, 0, inclusive=False), _number(float, 0)
     serve.add_argument("--store", default="sqlite:chat.db",
                        help="sqlite:PATH (default sqlite:chat.db) or a redis:// URL")
-    serve.add_argument("--workers", type=int, default=1, help="worker processes (1)")
+    serve.add_argument("--workers", type=_number(int, 1, top=64), default=1, help="worker processes (1)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=int, default=8000, help="port (8000)")
+    serve.add_argument("--port", type=_number(int, 0, top=65535), default=8000, help="port (8000)")
     serve.add_argument("--lock", choices=["lease", "local"], default="lease",
                        help="lease: the store's lease and fencing token (default); local: "
                             "a lock in each process, wrong with several workers (lesson 10)")
-    serve.add_argument("--lease", type=float, default=10.0,
+    serve.add_argument("--lease", type=seconds, default=10.0,
                        help="seconds a session's lease lasts unless renewed: its ttl (10)")
-    serve.add_argument("--wait", type=float, default=30.0,
+    serve.add_argument("--wait", type=seconds, default=30.0,
                        help="seconds a turn waits for a busy session before 503 (30)")
-    serve.add_argument("--model-delay", type=float, default=0.0,
+    serve.add_argument("--model-delay", type=delay, default=0.0,
                        help="seconds the stub model sleeps per call (0)")
-    serve.add_argument("--summary-delay", type=float, default=0.0,
+    serve.add_argument("--summary-delay", type=delay, default=0.0,
                        help="seconds the stub summariser sleeps per call (0)")
-    serve.add_argument("--budget", type=int, default=None,
+    serve.add_argument("--budget", type=_number(int, 1), default=None,
                        help="the memory's budget in tokens (150)")
-    serve.add_argument("--keep-recent", type=int, default=None,
+    serve.add_argument("--keep-recent", type=_number(int, 0), default=None,
                        help="messages the memory keeps verbatim (4)")
-    serve.add_argument("--max-body", type=int, default=None,
+    serve.add_argument("--max-body", type=_number(int, 1), default=None,
                        help="bytes of a request body accepted (16384)")
-    serve.add_argument("--stream-delay", type=float, default=0.0,
+    serve.add_argument("--stream-delay", type=delay, default=0.0,
                        help="seconds between two streamed reply events (0)")
-    serve.add_argument("--log-level", default="warning", help="uvicorn's log level")
+    serve.add_argument("--log-level", default="warning", help="uvicorn's log level",
+                       choices=["critical", "error", "warning", "info", "debug", "trace"])
     serve.set_defaults(run=_serve)
     args = parser.parse_args(argv)
     from kit.offline import OfflineEncodingError

@@ -182,4 +182,67 @@ def test_a_store_that_fails_is_a_503_not_a_bad_request(tmp_path):
                                  ("GET", "/sessions/alice/context", {})):
         response = call(app, method, path, **kwargs)
         assert response.status_code == 503, response.text
-        assert "the store failed" in response.json()["error"] and "gone.sock" in response.text
+        assert "the store failed" in response.json()["error"]
+        assert "gone.sock" not in response.text           # no store internals to a client
+
+
+def test_turns_waiting_for_a_session_hold_no_thread(tmp_path):
+    """More requests on one session than the pools have threads: they wait for the lease
+    on the event loop, so the holder can always finish and give it back."""
+    from kit.rag import BM25Retriever, Chatbot, QuotingModel, load_corpus
+    from kit.serve import SlowModel
+    with SQLiteSessionStore(tmp_path / "chat.db") as store:
+        bot = Chatbot(BM25Retriever(load_corpus()), SlowModel(QuotingModel(), 0.02))
+        app = create_app(ChatService(store, bot, wait=20), threads=2)
+
+        async def go():
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app),
+                                         base_url="http://kit.test", timeout=60) as client:
+                return await asyncio.gather(*(client.post(
+                    "/sessions/alice/messages", json={"text": f"How long do refunds take? {i}"})
+                    for i in range(6)))
+        responses = asyncio.run(go())
+        assert [r.status_code for r in responses] == [200] * 6
+        assert sorted(parse_sse(r.text)[-1][1]["turn"] for r in responses) == [1, 2, 3, 4, 5, 6]
+        assert [r.based_on for r in store.turn_log("alice")] == [0, 1, 2, 3, 4, 5]
+
+
+def test_lost_lease_and_failed_store_show_no_internals(service, monkeypatch):
+    from kit.serve.stores import LeaseLost
+    def lost(*args):
+        raise LeaseLost("session 'alice' in '/secret/path/chat.db': lease 1 is no longer held")
+    monkeypatch.setattr(service, "begin", lost)
+    response = call(create_app(service), "POST", "/sessions/alice/messages", json={"text": "hi"})
+    assert response.status_code == 409 and "secret" not in response.text
+    assert "nothing was saved" in response.json()["error"]
+
+
+def test_odd_bodies_are_bad_requests(service):
+    app = create_app(service)
+    deep = call(app, "POST", "/sessions/alice/messages", content=b"[" * 2000,
+                headers={"content-type": "application/json"})
+    assert deep.status_code == 400 and "must be JSON" in deep.json()["error"]
+    mixed = call(app, "POST", "/sessions/alice/messages", content=b'{"text": "zzzz qqqq"}',
+                 headers={"content-type": "Application/JSON; charset=utf-8"})
+    assert mixed.status_code == 200
+
+
+def test_only_local_host_names_are_served_when_asked(service):
+    app = create_app(service, hosts=["127.0.0.1", "localhost"])
+
+    async def go(host):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app),
+                                     base_url=f"http://{host}") as client:
+            return (await client.get("/health")).status_code
+    assert asyncio.run(go("localhost")) == 200 and asyncio.run(go("127.0.0.1")) == 200
+    assert asyncio.run(go("evil.example")) == 400     # a DNS-rebinding page's Host
+
+
+def test_a_reply_without_spaces_still_streams_in_pieces():
+    class Answer:
+        refused, turn, cited_ids = False, 1, ()
+        answer = "退款" * 100 + " [1]"
+        guardrail = type("G", (), {"reason": "ok"})
+    events = parse_sse("".join(reply_events(Answer(), words=1)))
+    texts = [d["text"] for k, d in events if k == "reply"]
+    assert "".join(texts) == Answer.answer and len(texts) == 6 and max(map(len, texts)) == 41

@@ -206,3 +206,44 @@ def test_an_unreachable_redis_is_a_store_error_naming_the_url(tmp_path):
     store = RedisSessionStore(f"unix://{tmp_path}/none.sock")
     with pytest.raises(StoreError, match="none.sock.*taking the lease failed"):
         store.acquire("alice", 1)
+
+
+def test_a_fenced_commit_must_continue_the_numbering(store):
+    lease = store.acquire("alice", 60)
+    store.commit("alice", lease, [msg(1), msg(2)], {"added": 2})
+    for bad in ([msg(4)], [msg(3), msg(5)], [msg(2)]):
+        with pytest.raises(StoreError, match="do not follow the stored ones"):
+            store.commit("alice", lease, bad, {"added": 9})
+    assert store.load("alice").state == {"added": 2} and store.load("alice").last == 2
+
+
+def test_lease_arguments_and_limits_are_checked(store):
+    for call in (store.release, store.renew):
+        with pytest.raises(TypeError, match="lease must be a Lease"):
+            call("alice")
+    with pytest.raises(ValueError, match="at most 86400 seconds"):
+        store.acquire("alice", 1e300)
+    lease = store.acquire("alice", 60)
+    store.commit("alice", lease, [], {}, [{"n": i} for i in range(3)])
+    assert len(store.events("alice", 10 ** 30)) == 3
+
+
+def test_a_url_password_never_shows(tmp_path):
+    from kit.serve.stores import redact
+    assert redact("redis://app:hunter2@host:6379/0") == "redis://app:***@host:6379/0"
+    assert redact("redis://:pw@h/0?password=x&db=1") == "redis://:***@h/0?password=***&db=1"
+    assert redact("unix:///tmp/r.sock") == "unix:///tmp/r.sock"
+    store = RedisSessionStore(f"unix://user:hunter2@{tmp_path}/none.sock")
+    with pytest.raises(StoreError) as error:
+        store.acquire("alice", 1)
+    assert "hunter2" not in str(error.value) and "hunter2" not in repr(store)
+
+
+def test_a_session_stored_before_the_service_counts_its_turns(tmp_path):
+    from kit.store import TranscriptStore
+    with TranscriptStore(tmp_path / "old.db") as old:        # lesson 04's store, 2 turns
+        for n in range(1, 5):
+            old.append("alice", msg(n, "user" if n % 2 else "assistant"))
+    with SQLiteSessionStore(tmp_path / "old.db") as store:
+        snap = store.load("alice")
+        assert (snap.turns, snap.last) == (2, 4)

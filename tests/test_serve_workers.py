@@ -210,3 +210,18 @@ def test_serve_refuses_a_bad_store_before_starting(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "store must be 'sqlite:PATH' or a redis:// URL, got 'chat.db'" in done.stderr
+
+
+def test_serve_names_the_option_it_refuses(capsys):
+    from kit.__main__ import main
+    for argv, words in ((["--lease", "0"], "argument --lease: must be > 0"),
+                        (["--port", "70000"], "argument --port: must be >= 0 and <= 65535"),
+                        (["--wait", "nan"], "argument --wait"),
+                        (["--log-level", "loud"], "argument --log-level: invalid choice")):
+        with pytest.raises(SystemExit) as done:
+            main(["serve", *argv])
+        assert done.value.code == 2 and words in capsys.readouterr().err
+    assert main(["serve", "--workers", "2", "--store", "sqlite::memory:"]) == 2
+    assert "one store per process" in capsys.readouterr().err
+    assert main(["serve", "--store", "redis://127.0.0.1:1/0"]) == 2   # refused before serving
+    assert "ping failed" in capsys.readouterr().err

@@ -28,7 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
@@ -42,6 +45,7 @@ from kit.validation import check_int, check_weight
 __all__ = ["create_app", "app_from_env", "build_service", "sse", "reply_events", "MAX_BODY",
            "THREADS", "WORDS_PER_EVENT", "ENV"]
 
+log = logging.getLogger("kit.serve")
 MAX_BODY = 16_384            # bytes of a request body read at most
 THREADS = 32                 # threads of each pool: turns, compactions
 WORDS_PER_EVENT = 3          # words of the reply per server-sent event
@@ -59,15 +63,18 @@ def sse(event: str, data: object) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
+_PIECE = re.compile(r"\S{1,%d}\s*|\s+" % 40)   # a word (at most 40 characters) and its spaces
+
+
 def reply_events(answer, words: int = WORDS_PER_EVENT) -> list[str]:
-    """The events of a reply: ``reply`` chunks of ``words`` words (their spaces kept,
-    so the chunks join to the reply) or one ``refusal``, then ``done``."""
+    """The events of a reply: ``reply`` chunks of ``words`` words each (a word of more
+    than 40 characters, or a text without spaces, split every 40 characters; spaces
+    kept, so the chunks join to the reply) or one ``refusal``, then ``done``."""
     if answer.refused:
         events = [sse("refusal", {"text": answer.answer})]
     else:
-        pieces = answer.answer.split(" ")
-        events = [sse("reply", {"text": " ".join(pieces[i:i + words]) +
-                                (" " if i + words < len(pieces) else "")})
+        pieces = _PIECE.findall(answer.answer)
+        events = [sse("reply", {"text": "".join(pieces[i:i + words])})
                   for i in range(0, len(pieces), words)]
     done = {"turn": answer.turn, "refused": answer.refused,
             "guardrail": answer.guardrail.reason, "cited": list(answer.cited_ids)}
@@ -75,13 +82,16 @@ def reply_events(answer, words: int = WORDS_PER_EVENT) -> list[str]:
 
 
 def create_app(service: ChatService, *, max_body: int = MAX_BODY,
-               stream_delay: float = 0.0, threads: int = THREADS):
+               stream_delay: float = 0.0, threads: int = THREADS,
+               hosts: list[str] | None = None):
     """The Starlette app over ``service``. ``max_body``: bytes of a request body
     accepted (int >= 1); ``stream_delay``: seconds between two reply events (>= 0; 0 in
     tests, a little makes the streaming visible on a projector); ``threads``: the size
     of each of the two thread pools (int >= 1): one runs turns, the other compactions, so
-    compactions that pile up never hold a thread a reply is waiting for. Raises
-    TypeError/ValueError naming a bad argument."""
+    compactions that pile up never hold a thread a reply is waiting for; ``hosts``: the
+    ``Host`` headers served (None: any; ``python -m kit serve`` on 127.0.0.1 serves
+    ``127.0.0.1``, ``localhost`` and ``[::1]`` only, so a page of another site cannot
+    reach it by DNS rebinding). Raises TypeError/ValueError naming a bad argument."""
     check_int("max_body", max_body, 1)
     stream_delay = check_weight("stream_delay", stream_delay)
     turns = ThreadPoolExecutor(check_int("threads", threads, 1), thread_name_prefix="kit-turn")
@@ -117,12 +127,27 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
                 return None
         return bytes(body)
 
+    async def take(session_id: str, started: float):
+        """The session's lock, waited for on the event loop (no thread is held while
+        another turn has it), until ``service.wait`` seconds after the request came."""
+        pause = 0.005
+        while True:
+            taken = await in_pool(turns, service.try_take, session_id)
+            if taken is not None:
+                return taken
+            if time.monotonic() - started >= service.wait:
+                raise service.busy(session_id)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
     async def post_message(request: Request):
+        started = time.monotonic()
         try:
             session_id = check_session_id(request.path_params["session"])
         except ValueError as exc:
             return error(400, str(exc))
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
             return error(415, 'send JSON: Content-Type: application/json, {"text": "..."}')
         try:
             body = await read_body(request)
@@ -132,33 +157,43 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             return error(413, f"the body is over {max_body} bytes")
         try:
             text = json.loads(body)["text"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError):
             return error(400, 'the body must be JSON {"text": "..."}')
         if not isinstance(text, str):
             return error(400, f"text must be a string, got {type(text).__name__}")
         try:
-            turn = await in_pool(turns, service.begin, session_id, text)
+            taken = await take(session_id, started)
+            turn = await in_pool(turns, service.begin, session_id, text, taken)
         except SessionBusy as exc:
             return error(503, str(exc))
-        except LeaseLost as exc:
-            return error(409, str(exc))
+        except LeaseLost:
+            return error(409, "the session's lease ran out before the turn was saved "
+                              "(another turn took the session); nothing was saved: retry")
         except StoreError as exc:                   # the store is down or damaged
-            return error(503, f"the store failed: {exc}")
+            log.error("session %r: the store failed: %s", session_id, exc)
+            return error(503, "the store failed; the server's log says why")
         except (TypeError, ValueError) as exc:       # a bad question, one too long
             return error(400, str(exc))
         events = reply_events(turn.answer)
+        pool = compactions if turn.compaction_due else turns
 
         async def stream():
-            for i, event in enumerate(events):
-                if i and stream_delay:
-                    await asyncio.sleep(stream_delay)
-                yield event
+            sent = 0
+            try:
+                for event in events:
+                    if sent and stream_delay:
+                        await asyncio.sleep(stream_delay)
+                    yield event
+                    sent += 1
+            finally:
+                if sent < len(events):  # the client left mid-stream: a server may then
+                    # skip the background task, and the lease must still go back
+                    asyncio.get_running_loop().run_in_executor(pool, service.finish, turn)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-            background=BackgroundTask(in_pool, compactions if turn.compaction_due else turns,
-                                      service.finish, turn))
+            background=BackgroundTask(in_pool, pool, service.finish, turn))
 
     async def get_context(request: Request):
         try:
@@ -168,7 +203,8 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         try:
             context = await in_pool(turns, service.context, session_id)
         except StoreError as exc:
-            return error(503, f"the store failed: {exc}")
+            log.error("session %r: the store failed: %s", session_id, exc)
+            return error(503, "the store failed; the server's log says why")
         return JSONResponse(context, headers={"Cache-Control": "no-store"})
 
     async def health(request: Request):
@@ -191,13 +227,19 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
               Route("/health", health),
               Route("/sessions/{session}/messages", post_message, methods=["POST"]),
               Route("/sessions/{session}/context", get_context)]
-    return Starlette(routes=routes, lifespan=lifespan)
+    middleware = []
+    if hosts is not None:
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 
 
 def build_service(env: dict | None = None) -> tuple[ChatService, dict]:
     """The service and the app's keyword arguments from ``KIT_SERVE_*`` settings (``env``,
     default :data:`os.environ`): STORE, LOCK, TTL, WAIT, MODEL_DELAY, SUMMARY_DELAY,
-    BUDGET, KEEP_RECENT, MAX_BODY, STREAM_DELAY (what ``python -m kit serve`` sets).
+    BUDGET, KEEP_RECENT, MAX_BODY, STREAM_DELAY, HOST (what ``python -m kit serve``
+    sets).
     Raises ValueError/TypeError naming a bad setting, StoreError if the store cannot be
     opened."""
     from kit.serve.service import KEEP_RECENT, SERVICE_BUDGET, demo_chatbot, service_memory
@@ -212,6 +254,8 @@ def build_service(env: dict | None = None) -> tuple[ChatService, dict]:
 
     store = open_store(env.get(ENV + "STORE", "sqlite:chat.db"))
     try:
+        if callable(getattr(store, "ping", None)):
+            store.ping()                        # an unreachable Redis fails at start
         service = ChatService(
             store, demo_chatbot(number("MODEL_DELAY", 0) or None),
             service_memory(number("SUMMARY_DELAY", 0) or None,
@@ -219,8 +263,11 @@ def build_service(env: dict | None = None) -> tuple[ChatService, dict]:
                            number("KEEP_RECENT", KEEP_RECENT, int)),
             lock=env.get(ENV + "LOCK", "lease"), ttl=number("TTL", 10.0),
             wait=number("WAIT", 30.0))
+        host = env.get(ENV + "HOST", "127.0.0.1")
+        local = host in ("127.0.0.1", "localhost", "::1")
         options = {"max_body": number("MAX_BODY", MAX_BODY, int),
-                   "stream_delay": number("STREAM_DELAY", 0.0)}
+                   "stream_delay": number("STREAM_DELAY", 0.0),
+                   "hosts": ["127.0.0.1", "localhost", "[::1]", "::1"] if local else None}
         check_int("max_body", options["max_body"], 1)
         check_weight("stream_delay", options["stream_delay"])
     except BaseException:

@@ -40,13 +40,26 @@ from kit.serve.stores import Lease, LeaseLost, SessionStore, Snapshot, TurnRecor
 from kit.store import StoreError, TranscriptStore
 from kit.validation import check_seconds
 
-__all__ = ["ChatService", "Turn", "SessionBusy", "demo_chatbot", "service_memory",
-           "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "KEEP_RECENT", "LOCKS"]
+__all__ = ["ChatService", "Turn", "Held", "SessionBusy", "demo_chatbot", "service_memory",
+           "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "KEEP_RECENT", "LOCKS",
+           "HOLD", "LONGEST"]
 
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # it goes into URLs and Redis keys
 SERVICE_BUDGET = 150       # tokens (cl100k) of the demo memory: compaction every few turns
 KEEP_RECENT = 4            # messages the demo memory keeps verbatim
 LOCKS = ("lease", "local")
+HOLD = 600.0               # seconds a turn may keep its lease renewed, begin to finish
+LONGEST = 86_400.0         # seconds: the longest ttl, wait or hold accepted
+
+
+def _check_span(name: str, value: object) -> float:
+    """Seconds > 0 and at most LONGEST (a lease of 1e300 s overflows the clocks)."""
+    if value is None:
+        raise TypeError(f"{name} must be a number of seconds > 0, got None")
+    seconds = check_seconds(name, value)
+    if seconds > LONGEST:
+        raise ValueError(f"{name} must be at most {LONGEST:g} seconds (a day), got {value!r}")
+    return seconds
 
 
 class SessionBusy(StoreError):
@@ -106,6 +119,15 @@ def service_memory(summary_delay: float | None = None, budget: int = SERVICE_BUD
     return make
 
 
+@dataclass(frozen=True)
+class Held:
+    """A session's lock, taken (:meth:`ChatService.try_take`): ``lease`` (None with
+    ``lock="local"``) and ``release`` (gives it back; a second call does nothing)."""
+
+    lease: Lease | None
+    release: Callable[[], None]
+
+
 @dataclass
 class Turn:
     """A turn between :meth:`ChatService.begin` and :meth:`ChatService.finish`:
@@ -127,6 +149,16 @@ class Turn:
     def compaction_due(self) -> bool:
         """True if :meth:`ChatService.finish` will call the summariser."""
         return bool(getattr(self.memory, "compaction_due", False))
+
+
+def _once(fn: Callable[[], None]) -> Callable[[], None]:
+    """``fn`` made safe to call twice: the second call does nothing."""
+    done = threading.Lock()
+
+    def call() -> None:
+        if done.acquire(blocking=False):
+            fn()
+    return call
 
 
 class _Renewer(threading.Thread):
@@ -166,9 +198,10 @@ class ChatService:
     token) or ``"local"`` (a lock in this process, unfenced: one worker only); ``ttl``:
     the lease in seconds, renewed every ttl/3 while a turn runs; ``wait``: seconds a
     turn waits for a held lease before :class:`SessionBusy`; ``hold``: seconds a turn may
-    keep its lease renewed, begin to finish (default ``wait``: longer, and the turns
-    waiting behind it give up anyway); ``worker``: the name in the turn records (default
-    ``host:pid``). Raises TypeError/ValueError naming a bad argument.
+    keep its lease renewed, from begin to finish (default :data:`HOLD`, 600: a slow model
+    keeps its turn; a turn nobody finishes frees its session then); ``ttl``, ``wait`` and
+    ``hold`` are at most :data:`LONGEST` (a day); ``worker``: the name in the turn records
+    (a str, default ``host:pid``). Raises TypeError/ValueError naming a bad argument.
     """
 
     def __init__(self, store: SessionStore, chatbot: Chatbot | None = None,
@@ -182,35 +215,33 @@ class ChatService:
         if memory_factory is not None and not callable(memory_factory):
             raise TypeError(f"memory_factory must be callable () -> memory, got "
                             f"{memory_factory!r:.60}")
+        if chatbot is not None and not callable(getattr(chatbot, "answer_turn", None)):
+            raise TypeError(f"chatbot must be a kit.rag.Chatbot, got {chatbot!r:.60}")
+        if worker is not None and (not isinstance(worker, str) or not worker.strip()):
+            raise TypeError(f"worker must be a non-empty str, got {worker!r:.60}")
         self.store, self.lock = store, lock
         self.chatbot = chatbot if chatbot is not None else demo_chatbot()
         self.memory_factory = memory_factory or service_memory()
-        self.ttl, self.wait = check_seconds("ttl", ttl), check_seconds("wait", wait)
-        self.hold = check_seconds("hold", hold) or self.wait
+        self.ttl, self.wait = _check_span("ttl", ttl), _check_span("wait", wait)
+        self.hold = HOLD if hold is None else _check_span("hold", hold)
         self.worker = worker or worker_name()
         self._local: dict[str, threading.Lock] = {}
         self._registry = threading.Lock()
 
     # -- the lock ------------------------------------------------------------------
-    def _take(self, session_id: str) -> tuple[Lease | None, Callable[[], None]]:
-        """The session's lock: (lease, release). Raises SessionBusy after ``wait``."""
+    def try_take(self, session_id: str) -> Held | None:
+        """One attempt at the session's lock, no waiting: the lease (renewed every ttl/3
+        from now on, for at most ``hold`` seconds) or the local lock; None if held.
+        Raises ValueError for a bad id, StoreError if the store fails."""
+        check_session_id(session_id)
         if self.lock == "local":
             with self._registry:
                 lock = self._local.setdefault(session_id, threading.Lock())
-            if not lock.acquire(timeout=self.wait):
-                raise SessionBusy(f"session {session_id!r} is busy: its lock was held for "
-                                  f"{self.wait} s")
-            return None, lock.release
-        deadline, pause = time.monotonic() + self.wait, 0.005
-        while True:
-            lease = self.store.acquire(session_id, self.ttl)
-            if lease is not None:
-                break
-            if time.monotonic() >= deadline:
-                raise SessionBusy(f"session {session_id!r} is busy: another worker held its "
-                                  f"lease for {self.wait} s")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.1)
+            return Held(None, _once(lock.release)) if lock.acquire(blocking=False) \
+                else None
+        lease = self.store.acquire(session_id, self.ttl)
+        if lease is None:
+            return None
         renewer = _Renewer(self.store, lease, hold=self.hold)
         renewer.start()
 
@@ -220,7 +251,26 @@ class ChatService:
                 self.store.release(lease)
             except StoreError:              # unreachable store: the lease expires by itself
                 pass
-        return lease, release
+        return Held(lease, _once(release))
+
+    def take(self, session_id: str, started: float | None = None) -> Held:
+        """The session's lock, waiting while another turn holds it (polling every 5 ms
+        growing to 100 ms), until ``wait`` seconds after ``started`` (a
+        :func:`time.monotonic` reading; default now). Raises :class:`SessionBusy` then."""
+        deadline, pause = (time.monotonic() if started is None else started) + self.wait, 0.005
+        while True:
+            taken = self.try_take(session_id)
+            if taken is not None:
+                return taken
+            if time.monotonic() >= deadline:
+                raise self.busy(session_id)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+    def busy(self, session_id: str) -> SessionBusy:
+        """The error of a turn that waited ``wait`` seconds for the session in vain."""
+        return SessionBusy(f"session {session_id!r} is busy: another turn held it for "
+                           f"{self.wait:g} s")
 
     # -- loading -------------------------------------------------------------------
     def _rebuild(self, snapshot: Snapshot) -> tuple[object, TranscriptStore]:
@@ -237,16 +287,20 @@ class ChatService:
             raise
 
     # -- a turn --------------------------------------------------------------------
-    def begin(self, session_id: str, question: str) -> Turn:
+    def begin(self, session_id: str, question: str, taken: Held | None = None
+              ) -> Turn:
         """Answer ``question`` in session ``session_id`` and commit the turn; return the
         :class:`Turn`, still holding the session's lock: call :meth:`finish` once the
         reply is sent. Raises ValueError for a bad session id or question (or what
         :meth:`kit.rag.Chatbot.answer_turn` raises), :class:`SessionBusy`,
         :class:`~kit.serve.stores.LeaseLost` if the lease was lost before the commit
         (nothing written), StoreError if the store fails; the lock is given back and
-        the session is as it was."""
+        the session is as it was. ``taken``: the session's lock if the caller took it
+        already (:meth:`try_take`; the HTTP app waits for it without holding a thread);
+        it is given back if the turn fails."""
         check_session_id(session_id)
-        lease, release = self._take(session_id)
+        taken = taken if taken is not None else self.take(session_id)
+        lease, release = taken.lease, taken.release
         staging = None
         try:
             snapshot = self.store.load(session_id)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import threading
@@ -54,6 +55,7 @@ __all__ = ["Lease", "LeaseLost", "Snapshot", "TurnRecord", "SessionStore",
            "EVENTS_KEPT"]
 
 EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
+LONGEST_TTL = 86_400.0     # seconds: the longest lease
 
 
 def worker_name() -> str:
@@ -99,7 +101,8 @@ class Snapshot:
     """A session as one worker loaded it: ``state`` (the memory's saved state, None for
     a new session), ``messages`` (the stored transcript from the state's oldest verbatim
     message on, oldest first), ``last`` (the last message number stored, 0 if none) and
-    ``turns`` (turns committed)."""
+    ``turns`` (turns committed; for a session stored before the service kept turn
+    records, its user messages)."""
 
     session_id: str
     state: dict | None
@@ -207,10 +210,27 @@ def _check_commit(session_id: str, lease: Lease | None, messages: Sequence[Messa
     return json.dumps(state, sort_keys=True, allow_nan=False), [_event_json(e) for e in events]
 
 
+def _check_next(session_id: str, where: str, last: int, messages: Sequence[Message]) -> None:
+    """Raise StoreError unless ``messages`` are numbered ``last + 1``, ``last + 2``, ..."""
+    numbers = [m.number for m in messages]
+    if numbers != list(range(last + 1, last + 1 + len(numbers))):
+        raise StoreError(f"session {session_id!r} in {where!r}: the turn's messages "
+                         f"{numbers[:5]} do not follow the stored ones (the last is {last}); "
+                         f"nothing was written")
+
+
+def _check_lease(lease: object) -> Lease:
+    if not isinstance(lease, Lease):
+        raise TypeError(f"lease must be a Lease (from acquire), got {lease!r:.60}")
+    return lease
+
+
 def _check_ttl(ttl: object) -> float:
     if ttl is None:
         raise TypeError("ttl must be a number of seconds > 0, got None")
-    return check_seconds("ttl", ttl)
+    if check_seconds("ttl", ttl) > LONGEST_TTL:
+        raise ValueError(f"ttl must be at most {LONGEST_TTL:g} seconds (a day), got {ttl!r}")
+    return float(ttl)
 
 
 class SQLiteSessionStore(TranscriptStore, SessionStore):
@@ -255,6 +275,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
         return row is not None and row[0] == lease.token and row[1] > float(self.clock())
 
     def renew(self, lease: Lease) -> None:
+        _check_lease(lease)
         with self._using(lease.session_id, "renewing the lease") as db:
             with db:
                 db.execute("BEGIN IMMEDIATE")
@@ -265,6 +286,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                            (float(self.clock()) + lease.ttl, lease.session_id))
 
     def release(self, lease: Lease) -> bool:
+        _check_lease(lease)
         with self._using(lease.session_id, "releasing the lease") as db:
             with db:
                 db.execute("BEGIN IMMEDIATE")
@@ -286,8 +308,12 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                          if row else None)
                 last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages WHERE "
                                    "session_id = ?", (session_id,)).fetchone()
-                turns, = db.execute("SELECT COUNT(*) FROM turns WHERE session_id = ?",
-                                    (session_id,)).fetchone()
+                # a session stored before the service (a version-1 or -2 file, lesson 04)
+                # has turns without records: its user messages count them
+                turns, = db.execute("SELECT MAX((SELECT COUNT(*) FROM turns WHERE session_id"
+                                    " = ?), (SELECT COUNT(*) FROM messages WHERE session_id "
+                                    "= ? AND role = 'user'))", (session_id, session_id)
+                                    ).fetchone()
                 rows = db.execute("SELECT role, content, tokens, number, speaker, when_text "
                                   "FROM messages WHERE session_id = ? AND number >= ? "
                                   "ORDER BY number",
@@ -307,6 +333,10 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                     raise LeaseLost(f"session {session_id!r} in {self.path!r}: lease "
                                     f"{lease.token} is no longer held (it expired or another "
                                     f"worker took the session); nothing was written")
+                if lease is not None and messages:
+                    last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages "
+                                       "WHERE session_id = ?", (session_id,)).fetchone()
+                    _check_next(session_id, self.path, last, messages)
                 db.executemany(
                     f"{insert} INTO messages (session_id, number, role, content, tokens, "
                     f"created_at, speaker, when_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -328,7 +358,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         check_session(session_id)
-        check_int("last", last, 0)
+        last = min(check_int("last", last, 0), EVENTS_KEPT)
         with self._using(session_id, "reading the events") as db:
             rows = db.execute("SELECT event FROM events WHERE session_id = ? ORDER BY seq "
                               "DESC LIMIT ?", (session_id, last)).fetchall()
@@ -379,8 +409,8 @@ local i = 6
 local last = tonumber(redis.call('HGET', KEYS[3], 'last') or '0')
 while ARGV[i] ~= '--' do
   local number = tonumber(ARGV[i])
-  if ARGV[1] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
-    return redis.error_reply('DUPLICATE ' .. ARGV[i])
+  if ARGV[1] ~= '' and number ~= last + 1 then
+    return redis.error_reply('NOTNEXT ' .. ARGV[i])
   end
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
   if number > last then last = number end
@@ -399,6 +429,16 @@ end
 redis.call('SADD', KEYS[7], ARGV[2])
 return 1
 """
+
+
+_USER_PASSWORD = re.compile(r"(//[^:/@?#]*:)[^@/?#]*@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
+
+def redact(url: str) -> str:
+    """``url`` with its password, if any, replaced by ``***`` (in the user part and in a
+    ``password=`` query parameter), for error messages and logs."""
+    return _QUERY_PASSWORD.sub(r"\1***", _USER_PASSWORD.sub(r"\1***@", url, count=1))
 
 
 def _message_json(message: Message) -> str:
@@ -427,7 +467,7 @@ class RedisSessionStore(SessionStore):
             raise ValueError(f"url must be a redis:// or unix:// URL, got {url!r:.60}")
         if not isinstance(prefix, str) or not prefix or "{" in prefix:
             raise ValueError(f"prefix must be a non-empty str without '{{', got {prefix!r}")
-        self.url, self.prefix = url, prefix
+        self.url, self.prefix = redact(url), prefix   # what messages and repr show
         self._redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=10)
         self._errors = (redis.RedisError,)
         self._acquire = self._redis.register_script(_ACQUIRE)
@@ -440,22 +480,27 @@ class RedisSessionStore(SessionStore):
     def _key(self, session_id: str, name: str) -> str:
         return f"{self.prefix}:{{{session_id}}}:{name}"
 
-    def _call(self, session_id: str, doing: str, fn, *args, **kwargs):
+    def _call(self, session_id: str | None, doing: str, fn, *args, **kwargs):
         if self._closed:
             raise ValueError(f"the Redis store {self.url!r} is closed")
+        where = (f"the Redis store {self.url!r}" if session_id is None
+                 else f"session {session_id!r} in {self.url!r}")
         try:
             return fn(*args, **kwargs)
         except self._errors as exc:
             if "LEASELOST" in str(exc):
-                raise LeaseLost(f"session {session_id!r} in {self.url!r}: the lease is no "
-                                f"longer held (it expired or another worker took the "
-                                f"session); nothing was written") from None
-            raise StoreError(f"session {session_id!r} in {self.url!r}: {doing} failed: "
-                             f"{type(exc).__name__}: {exc}") from exc
+                raise LeaseLost(f"{where}: the lease is no longer held (it expired or "
+                                f"another worker took the session); nothing was written"
+                                ) from None
+            if "NOTNEXT" in str(exc):
+                raise StoreError(f"{where}: the turn's messages do not follow the stored "
+                                 f"ones; nothing was written") from None
+            raise StoreError(f"{where}: {doing} failed: {type(exc).__name__}: "
+                             f"{redact(str(exc))}") from exc
 
     def ping(self) -> bool:
         """True if the server answers (raises StoreError if it cannot be reached)."""
-        return bool(self._call("-", "ping", self._redis.ping))
+        return bool(self._call(None, "ping", self._redis.ping))
 
     def acquire(self, session_id: str, ttl: float) -> Lease | None:
         check_session(session_id)
@@ -472,6 +517,7 @@ class RedisSessionStore(SessionStore):
         return None if token is None else int(token)
 
     def renew(self, lease: Lease) -> None:
+        _check_lease(lease)
         held = self._call(lease.session_id, "renewing the lease", self._renew,
                           keys=[self._key(lease.session_id, "lock")],
                           args=[str(lease.token), max(1, round(lease.ttl * 1000))])
@@ -480,6 +526,7 @@ class RedisSessionStore(SessionStore):
                             f"{lease.token} is no longer held; not renewed")
 
     def release(self, lease: Lease) -> bool:
+        _check_lease(lease)
         return bool(self._call(lease.session_id, "releasing the lease", self._release,
                                keys=[self._key(lease.session_id, "lock")],
                                args=[str(lease.token)]))
@@ -523,7 +570,8 @@ class RedisSessionStore(SessionStore):
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         check_session(session_id)
-        if check_int("last", last, 0) == 0:
+        last = min(check_int("last", last, 0), EVENTS_KEPT)
+        if last == 0:
             return []
         rows = self._call(session_id, "reading the events", self._redis.lrange,
                           self._key(session_id, "events"), -last, -1)
@@ -543,7 +591,7 @@ class RedisSessionStore(SessionStore):
 
     def sessions(self) -> list[str]:
         """Ids of every session with a committed turn, sorted."""
-        return sorted(self._call("-", "listing sessions", self._redis.smembers,
+        return sorted(self._call(None, "listing sessions", self._redis.smembers,
                                  f"{self.prefix}:sessions"))
 
     def close(self) -> None:

@@ -53,32 +53,41 @@
    * Lines end in "\n" (a "\r" before it is dropped); a blank line ends an event; lines
    * starting with ":" are comments; an event without `event:` is "message". */
   function eventParser() {
-    let buffer = "", name = "message", data = [];
-    return function feed(chunk) {
-      buffer += chunk;
-      const events = [];
-      let end;
-      while ((end = buffer.indexOf("\n")) >= 0) {
-        let line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        if (line.endsWith("\r")) line = line.slice(0, -1);
-        if (line === "") {
-          if (data.length) events.push({event: name, data: data.join("\n")});
-          name = "message";
-          data = [];
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "event") name = value;
-        else if (field === "data") data.push(value);
+    // Linear in the stream: only the new chunk is searched for line breaks, and the
+    // pieces of a line that spans chunks are joined once, when its end arrives.
+    let pending = [], name = "message", data = [];
+    function line(text) {
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      if (text === "") {
+        const done = data.length ? {event: name, data: data.join("\n")} : null;
+        name = "message";
+        data = [];
+        return done;
       }
+      if (text.startsWith(":")) return null;
+      const colon = text.indexOf(":");
+      const field = colon < 0 ? text : text.slice(0, colon);
+      let value = colon < 0 ? "" : text.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "event") name = value;
+      else if (field === "data") data.push(value);
+      return null;
+    }
+    return function feed(chunk) {
+      const events = [];
+      let start = 0, end;
+      while ((end = chunk.indexOf("\n", start)) >= 0) {
+        pending.push(chunk.slice(start, end));
+        const event = line(pending.join(""));
+        pending = [];
+        if (event) events.push(event);
+        start = end + 1;
+      }
+      if (start < chunk.length) pending.push(chunk.slice(start));
       return events;
     };
   }
+
 
   // ---- the chat ------------------------------------------------------------------
 
