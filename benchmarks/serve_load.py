@@ -13,7 +13,7 @@ for a model call that waits on I/O, so that more workers can overlap turns).
 Table 1, per store (SQLite, Redis) and number of worker processes
 (:func:`kit.serve.workers.start_workers`; Redis from
 :func:`kit.serve.redis_server.running_redis`, or a skipped row saying why there is
-none); the service's own memory (budget 150 tokens, the stub summariser, no delay):
+none); the service's own memory (budget 250 tokens, the extractive summariser, no delay):
 
 - turns/s: turns answered, divided by the wall time of the whole load;
 - p50, p95 (ms): reply latency, from sending the POST to receiving the ``done`` event;

@@ -176,6 +176,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         raise ValueError("the service needs the serve extra: pip install -e '.[serve]'") from None
     from kit.serve.app import ENV, build_service
+    from kit.serve.stores import redact
     if args.workers > 1 and args.store.strip() == "sqlite::memory:":
         raise ValueError("sqlite::memory: is one store per process: with --workers "
                          f"{args.workers} each worker would have its own; give a file")
@@ -198,6 +199,10 @@ def _serve(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"python -m kit serve: listening on {args.host}: reachable from other "
               f"machines, with no authentication", file=sys.stderr)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"python -m kit serve: http://{shown}:{args.port}/ ({args.workers} worker"
+          f"{'s' * (args.workers > 1)}, store {redact(args.store)}, lock {args.lock}); "
+          f"Ctrl-C stops it", file=sys.stderr, flush=True)
     uvicorn.run("kit.serve.app:app_from_env", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level, access_log=False)
     return 0
@@ -244,9 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--summary-delay", type=delay, default=0.0,
                        help="seconds the stub summariser sleeps per call (0)")
     serve.add_argument("--budget", type=_number(int, 1), default=None,
-                       help="the memory's budget in tokens (150)")
+                       help="the memory's budget in tokens (250)")
     serve.add_argument("--keep-recent", type=_number(int, 0), default=None,
-                       help="messages the memory keeps verbatim (4)")
+                       help="messages the memory keeps verbatim (2)")
     serve.add_argument("--max-body", type=_number(int, 1), default=None,
                        help="bytes of a request body accepted (16384)")
     serve.add_argument("--stream-delay", type=delay, default=0.0,

@@ -290,3 +290,10 @@ def test_the_scenarios_say_what_the_kits_store_does():
     played, reads = _run(KitLeaseStore, dies, learner=False)
     assert [result for _, result, _ in played] == [1, None, 2, True]
     assert played[-1][2] == {"s1": "B's turn"} and reads >= len(dies)
+
+
+def test_a_rule_the_registry_does_not_name_gets_the_general_hint(rejects):
+    """`token >= current_token` accepts a newer token: no registered mistake answers every
+    case as it does, so the hint is the rule itself, not another mistake's."""
+    rejects(check_may_commit, lambda token, current, expires_at, now:
+            token >= current and now < expires_at, "not a newer one the store never handed out")

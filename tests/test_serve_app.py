@@ -25,7 +25,7 @@ def parse_sse(text: str) -> list[tuple[str, dict]]:
 @pytest.fixture
 def service(tmp_path):
     with SQLiteSessionStore(tmp_path / "chat.db") as store:
-        yield ChatService(store, memory_factory=service_memory(budget=60), wait=0.2)
+        yield ChatService(store, memory_factory=service_memory(budget=60, keep_recent=4), wait=0.2)
 
 
 def call(app, method: str, path: str, **kwargs) -> httpx.Response:

@@ -80,7 +80,7 @@ def test_a_second_worker_continues_the_session_from_the_store(store):
 
 
 def test_compaction_runs_after_the_reply_and_reports_what_moved(store):
-    service = ChatService(store, chatbot(), service_memory(budget=60), worker="A")
+    service = ChatService(store, chatbot(), service_memory(budget=60, keep_recent=4), worker="A")
     for question in QUESTIONS[:2]:                        # keep_recent=4: nothing to fold yet
         assert service.finish(service.begin("alice", question)) == []
     turn = service.begin("alice", QUESTIONS[2])
@@ -102,7 +102,7 @@ def test_compaction_runs_after_the_reply_and_reports_what_moved(store):
 
 
 def test_context_shows_the_parts_of_the_last_commit(store):
-    service = ChatService(store, chatbot(), service_memory(budget=60))
+    service = ChatService(store, chatbot(), service_memory(budget=60, keep_recent=4))
     for q in QUESTIONS[:3]:
         service.ask("alice", q)
     context = service.context("alice")
@@ -222,7 +222,7 @@ def test_bad_arguments_are_named():
         with pytest.raises(ValueError, match="session id must be"):
             check_session_id(bad)
     assert check_session_id("Alice_01-x") == "Alice_01-x"
-    assert SERVICE_BUDGET == 150
+    assert SERVICE_BUDGET == 250
 
 
 def test_a_factory_memory_and_the_core_one_share_a_state(store):
@@ -230,7 +230,7 @@ def test_a_factory_memory_and_the_core_one_share_a_state(store):
     from kit.memory import RobustSummaryMemory
     from kit.persistence import restore
     from kit.store import TranscriptStore
-    ChatService(store, chatbot(), service_memory(budget=60)).ask("alice", QUESTIONS[0])
+    ChatService(store, chatbot(), service_memory(budget=60, keep_recent=4)).ask("alice", QUESTIONS[0])
     snap = store.load("alice")
     with TranscriptStore() as staging:
         for m in snap.messages:

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kit.llm import fact_listing_summariser
+from kit.extractive import extractive_summariser
 from kit.memory import CompactionError, DeferredSummaryMemory
 from kit.persistence import restore
 from kit.rag.chatbot import Answer, Chatbot
@@ -45,8 +45,8 @@ __all__ = ["ChatService", "Turn", "Held", "SessionBusy", "demo_chatbot", "servic
            "HOLD", "LONGEST"]
 
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # it goes into URLs and Redis keys
-SERVICE_BUDGET = 150       # tokens (cl100k) of the demo memory: compaction every few turns
-KEEP_RECENT = 4            # messages the demo memory keeps verbatim
+SERVICE_BUDGET = 250       # tokens (cl100k) of the demo memory: compaction every few turns
+KEEP_RECENT = 2            # messages the demo memory keeps verbatim (the last turn)
 LOCKS = ("lease", "local")
 HOLD = 600.0               # seconds a turn may keep its lease renewed, begin to finish
 LONGEST = 86_400.0         # seconds: the longest ttl, wait or hold accepted
@@ -106,12 +106,16 @@ def demo_chatbot(model_delay: float | None = None) -> Chatbot:
 def service_memory(summary_delay: float | None = None, budget: int = SERVICE_BUDGET,
                    keep_recent: int = KEEP_RECENT) -> Callable[[], DeferredSummaryMemory]:
     """A factory of the service's memory: :class:`~kit.memory.DeferredSummaryMemory`
-    with the fact-listing stub summariser (``summary_delay`` seconds per call), a
-    ``budget`` in cl100k tokens and the newest ``keep_recent`` messages verbatim.
-    Raises what the memory raises for a bad budget or keep_recent, at once."""
+    with the extractive summariser (:func:`kit.extractive.extractive_summariser`: it keeps
+    the fact sentences that fit the summary cap, so the context gets back under its
+    budget; ``summary_delay`` seconds per call), a ``budget`` in cl100k tokens and the
+    newest ``keep_recent`` messages verbatim. With the defaults (250 tokens, the last
+    turn verbatim) the help-centre chat compacts from about the sixth turn on and stays
+    within its budget. Raises what the memory raises for a bad budget or keep_recent, at
+    once."""
     summary_delay = check_seconds("summary_delay", summary_delay)
-    summariser = (SlowModel(fact_listing_summariser, summary_delay) if summary_delay
-                  else fact_listing_summariser)
+    summariser = (SlowModel(extractive_summariser, summary_delay) if summary_delay
+                  else extractive_summariser)
 
     def make() -> DeferredSummaryMemory:
         return DeferredSummaryMemory(summariser, budget=budget, keep_recent=keep_recent)
