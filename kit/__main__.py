@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -154,18 +155,19 @@ def _drill(args: argparse.Namespace) -> int:
     return code
 
 
-def _number(kind: type, least: float, *, inclusive: bool = True, top: float = 86_400):
+def _number(kind: type, least: float, *, inclusive: bool = True, top: float = math.inf):
     """An argparse type: a ``kind`` number >= ``least`` (> with ``inclusive=False``) and
-    <= ``top``; argparse names the option in its error."""
+    <= ``top`` (finite); argparse names the option in its error."""
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
         low = value >= least if inclusive else value > least
-        if not (low and value <= top):           # also refuses NaN
+        if not (low and value <= top and math.isfinite(value)):     # also refuses NaN
+            most = f" and <= {top:g}" if math.isfinite(top) else ""
             raise argparse.ArgumentTypeError(
-                f"must be {'>=' if inclusive else '>'} {least:g} and <= {top:g}, got {text}")
+                f"must be {'>=' if inclusive else '>'} {least:g}{most}, got {text}")
         return value
     return parse
 
@@ -230,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     drill.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     drill.set_defaults(run=_drill)
     serve = sub.add_parser("serve", help="serve the chatbot over HTTP, with its chat page")
-    seconds, delay = _number(float, 0, inclusive=False), _number(float, 0)
+    day = 86_400
+    seconds, delay = _number(float, 0, inclusive=False, top=day), _number(float, 0, top=day)
     serve.add_argument("--store", default="sqlite:chat.db",
                        help="sqlite:PATH (default sqlite:chat.db) or a redis:// URL")
     serve.add_argument("--workers", type=_number(int, 1, top=64), default=1, help="worker processes (1)")
