@@ -45,6 +45,7 @@ import random
 from collections.abc import Callable
 
 from kit.checks import CheckFailed, call_learner, expect, passed, safe_text
+from kit.checks.protocol import CheckerClock
 from kit.serve.stores import Lease, LeaseLost, SQLiteSessionStore
 
 __all__ = ["check_may_commit", "check_lease_store", "may_commit", "KitLeaseStore",
@@ -167,17 +168,6 @@ class KitLeaseStore:
         self.store.close()
 
 
-class _Clock:
-    """The checker's clock: seconds, set by the scenario; ``calls`` counts the reads."""
-
-    def __init__(self) -> None:
-        self.now, self.calls = 0.0, 0
-
-    def __call__(self) -> float:
-        self.calls += 1
-        return self.now
-
-
 # A step: (time in seconds, worker, verb, key, ttl for acquire / value for commit / None).
 # A worker's token for a key is the one its last successful acquire of that key returned.
 SCENARIOS: list[tuple[str, list[tuple]]] = [
@@ -245,7 +235,7 @@ def _run(make: Callable, script: list[tuple], learner: bool) -> tuple[list[tuple
     """Play ``script`` on ``make(data, clock)``; return one (shown step, result, data)
     per step, stopping after a step whose call raised (result: the exception), and how
     many times the clock was read."""
-    data, clock = {}, _Clock()
+    data, clock = {}, CheckerClock()
     if learner:
         store = call_learner(make, data, clock, name="your class",
                              shown="LeaseStore(data={}, clock)")

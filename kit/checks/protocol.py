@@ -23,9 +23,21 @@ import inspect
 
 from kit.checks import CheckFailed, call_learner, expect
 
-__all__ = ["PROTOCOL", "build", "add", "state", "size_of"]
+__all__ = ["PROTOCOL", "build", "add", "state", "size_of", "CheckerClock"]
 
 PROTOCOL = ("add", "context", "messages", "size")
+
+
+class CheckerClock:
+    """The clock a checker passes in: returns ``now`` (seconds), which the checker
+    sets; ``calls`` counts the reads (a learner's code that never reads it is told)."""
+
+    def __init__(self) -> None:
+        self.now, self.calls = 0.0, 0
+
+    def __call__(self) -> float:
+        self.calls += 1
+        return self.now
 
 
 def build(cls: object, *args, name: str, shown: str | None = None):

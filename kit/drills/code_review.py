@@ -32,7 +32,7 @@ import io
 from collections.abc import Callable
 
 from kit.checks import CheckFailed, expect
-from kit.checks.protocol import add, build, state
+from kit.checks.protocol import CheckerClock, add, build, state
 from kit.checks.summary_memory import RUBRIC as SUMMARY_RUBRIC
 from kit.conversations import shopping_chat
 from kit.drills import Drill
@@ -46,17 +46,6 @@ __all__ = ["DRILL", "check_correctness", "check_failure_safety", "check_edge_cas
 
 _NAME = "memory"
 _STEP = 10                       # seconds between two messages on the checker's clock
-
-
-class _Clock:
-    """The checker's clock: returns ``now`` (seconds), counts its calls."""
-
-    def __init__(self) -> None:
-        self.now, self.calls = 0.0, 0
-
-    def __call__(self) -> float:
-        self.calls += 1
-        return self.now
 
 
 def _listing(prompt: str) -> str:
@@ -120,7 +109,7 @@ def _replay(cls: object, chat, budget: int, keep: int, max_age: float, why: str)
     calls (summary and turns of each prompt), then the same turns and size."""
     label = f"budget {budget} words, keep_recent={keep}, max_age={max_age:g} s"
     mine, ref = _Recorder(), _Recorder()
-    clock, ref_clock = _Clock(), _Clock()
+    clock, ref_clock = CheckerClock(), CheckerClock()
     memory = _make(cls, mine, budget, keep, CallCounter(count_words), clock, max_age, label)
     kit = ReviewedReference(ref, budget, keep, count_words, clock=ref_clock, max_age=max_age)
     for n, (role, content) in enumerate(chat, start=1):
@@ -183,7 +172,7 @@ def _time_failure(cls: object) -> int:
     one from the same summary with at least the failed turns."""
     chat = _TIMED
     mine = _Recorder(fail_on={2})
-    clock = _Clock()
+    clock = CheckerClock()
     label = "budget 1000 words, keep_recent=2, max_age=35 s, the 2nd summariser call times out"
     memory = _make(cls, mine, 1_000, 2, CallCounter(count_words), clock, 35, label)
     error = mine.model.error
@@ -261,7 +250,7 @@ def _caused_by(exc: BaseException | None, error: BaseException) -> bool:
 def _time_edges(cls: object) -> int:
     cases = 0
     # an age of exactly max_age does not compact; keep_recent=0 folds every turn
-    mine, clock = _Recorder(), _Clock()
+    mine, clock = _Recorder(), CheckerClock()
     memory = _make(cls, mine, 1_000, 0, CallCounter(count_words), clock, 35,
                    "keep_recent=0, max_age=35 s")
     chat = _numbered([("user", "My order id is 4417."), ("assistant", "Noted: order 4417."),
@@ -289,7 +278,7 @@ def _time_edges(cls: object) -> int:
            "keep_recent=0, max_age=35 s, after message 3: no turn should stay verbatim. "
            "Hint: turns[-0:] is the whole list: compute the split as len(turns) - keep_recent.")
     # nothing foldable: keep_recent=4 and two old messages
-    mine, clock = _Recorder(), _Clock()
+    mine, clock = _Recorder(), CheckerClock()
     memory = _make(cls, mine, 1_000, 4, CallCounter(count_words), clock, 35,
                    "keep_recent=4, max_age=35 s")
     for now, (role, content) in zip((0.0, 1_000.0), chat):
@@ -301,7 +290,7 @@ def _time_edges(cls: object) -> int:
            "the timer too. Hint: split first and call the summariser only `if old:`.")
     cases += 1
     # no max_age: the clock is never read, nothing is folded on time
-    mine, clock = _Recorder(), _Clock()
+    mine, clock = _Recorder(), CheckerClock()
     memory = _make(cls, mine, 1_000, 0, CallCounter(count_words), clock, None,
                    "keep_recent=0, no max_age")
     for n, (role, content) in enumerate(chat):
@@ -319,7 +308,7 @@ def _time_complexity(cls: object) -> int:
     chat = _numbered(shopping_chat(200, seed=8))
     budget, keep, max_age = 150, 2, 45
     mine, ref = _Recorder(), _Recorder()
-    clock, ref_clock = _Clock(), _Clock()
+    clock, ref_clock = CheckerClock(), CheckerClock()
     label = f"timed shopping_chat(200) (budget {budget} words, keep_recent={keep}, max_age=45 s)"
     memory = _make(cls, mine, budget, keep, CallCounter(count_words), clock, max_age, label)
     kit = ReviewedReference(ref, budget, keep, count_words, clock=ref_clock, max_age=max_age)
