@@ -239,3 +239,24 @@ def test_a_factory_memory_and_the_core_one_share_a_state(store):
         memory = restore(RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=4),
                          staging, "alice")
         assert [m.content for m in memory.turns][0] == QUESTIONS[0]
+
+
+def test_finish_from_two_threads_compacts_once(store):
+    service = ChatService(store, chatbot(), service_memory(budget=60, keep_recent=4))
+    for question in QUESTIONS[:2]:
+        service.ask("alice", question)
+    turn = service.begin("alice", QUESTIONS[2])
+    results, start = [], threading.Barrier(2)
+
+    def finish():
+        start.wait(5)
+        results.append(service.finish(turn))
+    threads = [threading.Thread(target=finish) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(len(r) for r in results) == [0, 1]      # one did the work
+    assert [e["moved"] for e in store.events("alice", 50) if e.get("role") == "compaction"] \
+        == [[1, 2]]
+    assert store.holder("alice") is None

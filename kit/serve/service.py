@@ -148,6 +148,7 @@ class Turn:
     staging: TranscriptStore = field(repr=False)
     release: Callable[[], None] = field(repr=False)
     finished: bool = False
+    gate: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one finish
 
     @property
     def compaction_due(self) -> bool:
@@ -334,9 +335,10 @@ class ChatService:
         """After the reply: run the compaction that is due (if the memory compacts on
         demand), commit the new state fenced by the turn's lease, give the lock back;
         return the compaction's events (what moved into the summary). Never raises for
-        a failed compaction or a lost lease: the turn is committed either way, the
-        failure is an event, and the next turn of the session compacts. Idempotent."""
-        if turn.finished:
+        a failed compaction, a lost lease or a store that fails: the turn is committed
+        either way, the failure is an event, and the next turn of the session compacts.
+        Idempotent, and safe to call from two threads at once (one does the work)."""
+        if not turn.gate.acquire(blocking=False):   # finished, or finishing on another thread
             return []
         turn.finished = True
         memory, events = turn.memory, []
@@ -362,10 +364,12 @@ class ChatService:
                     try:
                         self.store.commit(turn.session_id, turn.lease, [],
                                           turn.staging.load_state(turn.session_id), events)
-                    except LeaseLost:
+                    except StoreError as exc:     # LeaseLost too: nothing was written
+                        why = ("the lease was lost" if isinstance(exc, LeaseLost)
+                               else f"the store failed ({exc})")
                         events = [{"kind": "memory", "turn": turn.turn, "action": "failed",
-                                   "moved": [], "note": "the lease was lost before the "
-                                   "compaction was saved; the next turn compacts again"}]
+                                   "moved": [], "note": f"{why} before the compaction was "
+                                   f"saved; the next turn compacts again"}]
         finally:
             turn.staging.close()
             turn.release()
