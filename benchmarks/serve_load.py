@@ -28,7 +28,7 @@ none); the service's own memory (budget 250 tokens, the extractive summariser, n
   whose ``done`` events gave those turn numbers.
 
 Table 2, compaction never delays a reply: SQLite, the fewest and the most workers of
-``--workers``, compaction due after every turn from the third (``--budget`` tokens, a
+``--workers``, compaction due after every turn from the second (``--budget`` tokens, a
 summariser sleeping ``--summary-delay`` seconds per call) and no compaction at all (a
 budget of 1,000,000 tokens). The service compacts after the reply has gone out, still
 holding the session's lease, so a reply should not wait for the summariser. The claim

@@ -306,7 +306,8 @@ def test_serve_load_benchmark_lists_every_configuration_and_checks_the_order():
     assert re.fullmatch(r"Chat service under load: 2 clients, 4 sessions x 3 turns, stub model "
                         r"sleeping 20\.0 ms per call; \d+ CPUs", lines[0])
     number = r"\d[\d,]*\.\d+"
-    at = lines.index("Reply latency, POST to done (memory budget 150 tokens)")
+    from kit.serve.service import SERVICE_BUDGET            # the service's own memory
+    at = lines.index(f"Reply latency, POST to done (memory budget {SERVICE_BUDGET} tokens)")
     assert re.split(r"\s{2,}", lines[at + 1]) == ["store", "workers", "turns/s", "p50 (ms)",
                                                   "p95 (ms)", "p50 x floor", "p95 x floor",
                                                   "failed", "turn logs in order"]
@@ -335,7 +336,7 @@ def test_serve_load_benchmark_lists_every_configuration_and_checks_the_order():
         [n, pause, compaction, budget, compacted] for n in ("1", "2")
         for pause in ("150.0 ms", "at once")
         for compaction, budget, compacted in (("no", "1,000,000", "0/12"),
-                                              ("yes", "40", "4/12"))]  # turn 3 of 4 sessions
+                                              ("yes", "40", "8/12"))]  # turns 2, 3 of 4 sessions
     for row in rows:
         assert all(re.fullmatch(number, cell) for cell in row[5:10]), row
         assert row[10:] == ["0", "4/4"], row
