@@ -246,3 +246,40 @@ def test_a_reply_without_spaces_still_streams_in_pieces():
     events = parse_sse("".join(reply_events(Answer(), words=1)))
     texts = [d["text"] for k, d in events if k == "reply"]
     assert "".join(texts) == Answer.answer and len(texts) == 6 and max(map(len, texts)) == 41
+
+
+def test_a_request_cancelled_mid_turn_gives_its_session_back(tmp_path):
+    """The request is cancelled while its turn runs in a thread (a client or a server
+    giving up): the thread ends the turn, and the lease is then given back."""
+    import threading
+    from kit.rag import BM25Retriever, Chatbot, QuotingModel, load_corpus
+    inside, gate = threading.Event(), threading.Event()
+
+    def gated(system, user):
+        inside.set()
+        gate.wait(10)
+        return QuotingModel()(system, user)
+
+    with SQLiteSessionStore(tmp_path / "chat.db") as store:
+        app = create_app(ChatService(store, Chatbot(BM25Retriever(load_corpus()), gated)))
+
+        async def go():
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app),
+                                         base_url="http://kit.test") as client:
+                request = asyncio.create_task(client.post(
+                    "/sessions/alice/messages", json={"text": "How long do refunds take?"}))
+                await asyncio.to_thread(inside.wait, 10)
+                request.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await request
+                gate.set()
+                for _ in range(200):                 # the thread ends, then releases
+                    if store.holder("alice") is None and store.load("alice").turns == 1:
+                        break
+                    await asyncio.sleep(0.02)
+                again = await client.post("/sessions/alice/messages",
+                                          json={"text": "and for COD?"})
+                return again
+        again = asyncio.run(go())
+        assert store.turn_log("alice")[0].turn == 1       # the cancelled turn was committed
+        assert again.status_code == 200 and parse_sse(again.text)[-1][1]["turn"] == 2

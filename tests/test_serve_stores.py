@@ -215,6 +215,7 @@ def test_a_fenced_commit_must_continue_the_numbering(store):
         with pytest.raises(StoreError, match="do not follow the stored ones"):
             store.commit("alice", lease, bad, {"added": 9})
     assert store.load("alice").state == {"added": 2} and store.load("alice").last == 2
+    assert [m.number for m in store.transcript("alice")] == [1, 2]   # no part of them
 
 
 def test_lease_arguments_and_limits_are_checked(store):

@@ -127,12 +127,30 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
                 return None
         return bytes(body)
 
+    async def settled(work, done, undo=None):
+        """Await ``work`` (a thread's result); if this request is cancelled meanwhile
+        (the client or the server gave up), the thread still ends, and then ``done(result)``
+        runs (or ``undo()`` if it failed), so a lock it took is given back."""
+        future = asyncio.ensure_future(work)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            def later(f):
+                if f.cancelled() or f.exception() is not None:
+                    if undo is not None:
+                        undo()
+                elif f.result() is not None:
+                    done(f.result())
+            future.add_done_callback(later)
+            raise
+
     async def take(session_id: str, started: float):
         """The session's lock, waited for on the event loop (no thread is held while
         another turn has it), until ``service.wait`` seconds after the request came."""
         pause = 0.005
         while True:
-            taken = await in_pool(turns, service.try_take, session_id)
+            taken = await settled(in_pool(turns, service.try_take, session_id),
+                                  lambda held: held.release())
             if taken is not None:
                 return taken
             if time.monotonic() - started >= service.wait:
@@ -163,12 +181,15 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             return error(400, f"text must be a string, got {type(text).__name__}")
         try:
             taken = await take(session_id, started)
-            turn = await in_pool(turns, service.begin, session_id, text, taken)
+            turn = await settled(in_pool(turns, service.begin, session_id, text, taken),
+                                 lambda turn: compactions.submit(service.finish, turn),
+                                 lambda: taken.release())
         except SessionBusy as exc:
             return error(503, str(exc))
         except LeaseLost:
-            return error(409, "the session's lease ran out before the turn was saved "
-                              "(another turn took the session); nothing was saved: retry")
+            return error(409, "the session's lease ran out before the turn was saved (it "
+                              "expired, or another turn took the session); nothing was "
+                              "saved: retry")
         except StoreError as exc:                   # the store is down or damaged
             log.error("session %r: the store failed: %s", session_id, exc)
             return error(503, "the store failed; the server's log says why")
@@ -178,22 +199,24 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         pool = compactions if turn.compaction_due else turns
 
         async def stream():
-            sent = 0
-            try:
-                for event in events:
-                    if sent and stream_delay:
-                        await asyncio.sleep(stream_delay)
-                    yield event
-                    sent += 1
-            finally:
-                if sent < len(events):  # the client left mid-stream: a server may then
-                    # skip the background task, and the lease must still go back
-                    asyncio.get_running_loop().run_in_executor(pool, service.finish, turn)
+            for i, event in enumerate(events):
+                if i and stream_delay:
+                    await asyncio.sleep(stream_delay)
+                yield event
 
-        return StreamingResponse(
+        response = StreamingResponse(
             stream(), media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             background=BackgroundTask(in_pool, pool, service.finish, turn))
+
+        async def send_then_finish(scope, receive, send):
+            try:
+                await response(scope, receive, send)
+            finally:        # a client gone, a send that failed: the server may skip the
+                # background task, and the lease must still go back (finish runs once)
+                if not turn.finished:
+                    pool.submit(service.finish, turn)
+        return send_then_finish
 
     async def get_context(request: Request):
         try:

@@ -287,6 +287,9 @@ class ChatService:
             if snapshot.state is not None:
                 staging.save_state(snapshot.session_id, snapshot.state)
             return restore(self.memory_factory(), staging, snapshot.session_id), staging
+        except StoreError as exc:            # name the real store, not the private copy
+            staging.close()
+            raise StoreError(str(exc).replace(repr(staging.path), repr(self.store))) from exc
         except BaseException:
             staging.close()
             raise

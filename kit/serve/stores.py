@@ -407,11 +407,15 @@ if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
 end
 local i = 6
 local last = tonumber(redis.call('HGET', KEYS[3], 'last') or '0')
+if ARGV[1] ~= '' then                -- a fenced commit continues the numbering: check first
+  local j, expected = 6, last + 1
+  while ARGV[j] ~= '--' do
+    if tonumber(ARGV[j]) ~= expected then return redis.error_reply('NOTNEXT ' .. ARGV[j]) end
+    expected, j = expected + 1, j + 2
+  end
+end
 while ARGV[i] ~= '--' do
   local number = tonumber(ARGV[i])
-  if ARGV[1] ~= '' and number ~= last + 1 then
-    return redis.error_reply('NOTNEXT ' .. ARGV[i])
-  end
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
   if number > last then last = number end
   i = i + 2
@@ -431,7 +435,7 @@ return 1
 """
 
 
-_USER_PASSWORD = re.compile(r"(//[^:/@?#]*:)[^@/?#]*@")
+_USER_PASSWORD = re.compile(r"(//[^:/@?#]*:)[^/?#]*@")   # to the last "@" of the host part
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
 
 
