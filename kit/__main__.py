@@ -232,8 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     drill.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     drill.set_defaults(run=_drill)
     serve = sub.add_parser("serve", help="serve the chatbot over HTTP, with its chat page")
-    day = 86_400
-    seconds, delay = _number(float, 0, inclusive=False, top=day), _number(float, 0, top=day)
+    from kit.serve.stores import LONGEST     # no serve extra needed for this
+    seconds = _number(float, 0, inclusive=False, top=LONGEST)
+    delay = _number(float, 0, top=LONGEST)
     serve.add_argument("--store", default="sqlite:chat.db",
                        help="sqlite:PATH (default sqlite:chat.db) or a redis:// URL")
     serve.add_argument("--workers", type=_number(int, 1, top=64), default=1, help="worker processes (1)")

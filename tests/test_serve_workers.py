@@ -177,20 +177,14 @@ def test_the_cli_serves_four_workers_on_one_port(tmp_path):
     """`python -m kit serve --workers 4`: uvicorn's own worker processes share a port."""
     import subprocess
     import sys
-    from kit.serve.workers import free_port
+    from kit.serve.workers import _wait_healthy, free_port
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "kit", "serve", "--workers", "4",
                                "--port", str(port), "--store", f"sqlite:{tmp_path / 'c.db'}"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
-
-        def up():
-            try:
-                return httpx.get(f"{url}/health", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-        wait_until(up, 30, "the server answering")
+        _wait_healthy(url, server, 30)
 
         async def talk():
             async with httpx.AsyncClient(timeout=60) as http:

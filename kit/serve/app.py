@@ -37,7 +37,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from importlib import resources
 
-from kit.serve.service import ChatService, SessionBusy, check_session_id
+from kit.serve.service import ChatService, SessionBusy, check_session_id, pauses
 from kit.serve.stores import LeaseLost, open_store
 from kit.store import StoreError
 from kit.validation import check_int, check_weight
@@ -147,8 +147,7 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
     async def take(session_id: str, started: float):
         """The session's lock, waited for on the event loop (no thread is held while
         another turn has it), until ``service.wait`` seconds after the request came."""
-        pause = 0.005
-        while True:
+        for pause in pauses():
             taken = await settled(in_pool(turns, service.try_take, session_id),
                                   lambda held: held.release())
             if taken is not None:
@@ -156,7 +155,6 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             if time.monotonic() - started >= service.wait:
                 raise service.busy(session_id)
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.1)
 
     async def post_message(request: Request):
         started = time.monotonic()

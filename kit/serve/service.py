@@ -29,37 +29,35 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from kit.extractive import extractive_summariser
 from kit.memory import CompactionError, DeferredSummaryMemory
 from kit.persistence import restore
 from kit.rag.chatbot import Answer, Chatbot
-from kit.serve.stores import Lease, LeaseLost, SessionStore, Snapshot, TurnRecord, worker_name
+from kit.serve.stores import (LONGEST, Lease, LeaseLost, SessionStore, Snapshot, TurnRecord,
+                              check_span, worker_name)
 from kit.store import StoreError, TranscriptStore
 from kit.validation import check_seconds
 
 __all__ = ["ChatService", "Turn", "Held", "SessionBusy", "demo_chatbot", "service_memory",
            "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "KEEP_RECENT", "LOCKS",
-           "HOLD", "LONGEST"]
+           "HOLD", "LONGEST", "pauses"]
 
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # it goes into URLs and Redis keys
 SERVICE_BUDGET = 250       # tokens (cl100k) of the demo memory: compaction every few turns
 KEEP_RECENT = 2            # messages the demo memory keeps verbatim (the last turn)
 LOCKS = ("lease", "local")
 HOLD = 600.0               # seconds a turn may keep its lease renewed, begin to finish
-LONGEST = 86_400.0         # seconds: the longest ttl, wait or hold accepted
 
 
-def _check_span(name: str, value: object) -> float:
-    """Seconds > 0 and at most LONGEST (a lease of 1e300 s overflows the clocks)."""
-    if value is None:
-        raise TypeError(f"{name} must be a number of seconds > 0, got None")
-    seconds = check_seconds(name, value)
-    if seconds > LONGEST:
-        raise ValueError(f"{name} must be at most {LONGEST:g} seconds (a day), got {value!r}")
-    return seconds
+def pauses() -> Iterator[float]:
+    """Seconds to sleep between two tries at a held lock: 5 ms, doubling to 100 ms."""
+    pause = 0.005
+    while True:
+        yield pause
+        pause = min(pause * 2, 0.1)
 
 
 class SessionBusy(StoreError):
@@ -227,8 +225,8 @@ class ChatService:
         self.store, self.lock = store, lock
         self.chatbot = chatbot if chatbot is not None else demo_chatbot()
         self.memory_factory = memory_factory or service_memory()
-        self.ttl, self.wait = _check_span("ttl", ttl), _check_span("wait", wait)
-        self.hold = HOLD if hold is None else _check_span("hold", hold)
+        self.ttl, self.wait = check_span("ttl", ttl), check_span("wait", wait)
+        self.hold = HOLD if hold is None else check_span("hold", hold)
         self.worker = worker or worker_name()
         self._local: dict[str, threading.Lock] = {}
         self._registry = threading.Lock()
@@ -262,15 +260,14 @@ class ChatService:
         """The session's lock, waiting while another turn holds it (polling every 5 ms
         growing to 100 ms), until ``wait`` seconds after ``started`` (a
         :func:`time.monotonic` reading; default now). Raises :class:`SessionBusy` then."""
-        deadline, pause = (time.monotonic() if started is None else started) + self.wait, 0.005
-        while True:
+        deadline = (time.monotonic() if started is None else started) + self.wait
+        for pause in pauses():
             taken = self.try_take(session_id)
             if taken is not None:
                 return taken
             if time.monotonic() >= deadline:
                 raise self.busy(session_id)
             time.sleep(pause)
-            pause = min(pause * 2, 0.1)
 
     def busy(self, session_id: str) -> SessionBusy:
         """The error of a turn that waited ``wait`` seconds for the session in vain."""

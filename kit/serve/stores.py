@@ -52,10 +52,10 @@ from kit.validation import check_int, check_seconds
 
 __all__ = ["Lease", "LeaseLost", "Snapshot", "TurnRecord", "SessionStore",
            "SQLiteSessionStore", "RedisSessionStore", "open_store", "worker_name",
-           "EVENTS_KEPT"]
+           "EVENTS_KEPT", "LONGEST", "check_span"]
 
 EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
-LONGEST_TTL = 86_400.0     # seconds: the longest lease
+LONGEST = 86_400.0         # seconds: the longest lease, wait or hold accepted
 
 
 def worker_name() -> str:
@@ -225,12 +225,16 @@ def _check_lease(lease: object) -> Lease:
     return lease
 
 
-def _check_ttl(ttl: object) -> float:
-    if ttl is None:
-        raise TypeError("ttl must be a number of seconds > 0, got None")
-    if check_seconds("ttl", ttl) > LONGEST_TTL:
-        raise ValueError(f"ttl must be at most {LONGEST_TTL:g} seconds (a day), got {ttl!r}")
-    return float(ttl)
+def check_span(name: str, value: object) -> float:
+    """Return ``value`` (seconds) as a float if it is a number > 0 and at most
+    :data:`LONGEST` (a day: a lease of 1e300 s overflows the clocks); else raise
+    TypeError/ValueError naming ``name``. For leases, waits and holds."""
+    if value is None:
+        raise TypeError(f"{name} must be a number of seconds > 0, got None")
+    seconds = check_seconds(name, value)
+    if seconds > LONGEST:
+        raise ValueError(f"{name} must be at most {LONGEST:g} seconds (a day), got {value!r}")
+    return seconds
 
 
 class SQLiteSessionStore(TranscriptStore, SessionStore):
@@ -248,13 +252,12 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
 
     def acquire(self, session_id: str, ttl: float) -> Lease | None:
         check_session(session_id)
-        ttl = _check_ttl(ttl)
+        ttl = check_span("ttl", ttl)
         with self._using(session_id, "taking the lease") as db:
             with db:
                 db.execute("BEGIN IMMEDIATE")
                 now = float(self.clock())
-                row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
-                                 (session_id,)).fetchone()
+                row = self._lease_row(db, session_id)
                 if row is not None and row[1] > now:
                     return None
                 token = (row[0] if row else 0) + 1
@@ -265,13 +268,17 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
     def holder(self, session_id: str) -> int | None:
         check_session(session_id)
         with self._using(session_id, "reading the lease") as db:
-            row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
-                             (session_id,)).fetchone()
+            row = self._lease_row(db, session_id)
         return row[0] if row is not None and row[1] > float(self.clock()) else None
 
+    @staticmethod
+    def _lease_row(db: sqlite3.Connection, session_id: str) -> tuple | None:
+        """(token, expires_at) of the session's last lease, None if it never had one."""
+        return db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
+                          (session_id,)).fetchone()
+
     def _held(self, db: sqlite3.Connection, lease: Lease) -> bool:
-        row = db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
-                         (lease.session_id,)).fetchone()
+        row = self._lease_row(db, lease.session_id)
         return row is not None and row[0] == lease.token and row[1] > float(self.clock())
 
     def renew(self, lease: Lease) -> None:
@@ -508,7 +515,7 @@ class RedisSessionStore(SessionStore):
 
     def acquire(self, session_id: str, ttl: float) -> Lease | None:
         check_session(session_id)
-        ttl = _check_ttl(ttl)
+        ttl = check_span("ttl", ttl)
         token = self._call(session_id, "taking the lease", self._acquire,
                            keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
                            args=[max(1, round(ttl * 1000))])
