@@ -263,6 +263,36 @@ def test_a_hung_summariser_costs_one_thread_not_one_per_compaction():
         release.set()
 
 
+def test_a_call_that_answered_frees_its_slot_while_its_thread_is_still_exiting():
+    """Python 3.13 keeps a worker thread alive a little longer after its target returns;
+    a call that has answered must not count as running. The thread is held here, after
+    the answer is handed over, until the next compaction has run."""
+    finished, exiting = threading.Event(), threading.Event()
+
+    def hold_after_answer(frame, event, arg):
+        if event == "return" and frame.f_code.co_name == "work":
+            exiting.set()
+            finished.wait(5)
+
+    memory = RobustSummaryMemory(fact_listing_summariser, 60, 2, measure=count_words,
+                                 timeout=5)
+    threading.setprofile(hold_after_answer)
+    try:
+        turns = iter(shopping_chat(40))
+        while memory.compactions == 0:
+            memory.add(*next(turns))
+        assert exiting.wait(5)                  # the first call's thread has not exited
+        threading.setprofile(None)
+        assert len(memory.slots) == 0
+        first = memory.compactions
+        while memory.compactions == first:      # the next compaction calls the model again
+            memory.add(*next(turns))
+        assert [e.summariser for e in memory.trace if e.action == "compacted"] == ["model"] * 2
+    finally:
+        threading.setprofile(None)
+        finished.set()
+
+
 # -- the live question is never evicted by a memory with keep_recent >= 1 ------------------
 def _tool_loop(memory) -> None:
     memory.add("user", "Find me a laptop under Rs 60000.")

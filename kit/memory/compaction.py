@@ -89,25 +89,31 @@ def check_timeout(timeout: object) -> float | None:
 class CallSlots:
     """The model calls of one memory still running on a worker thread, by model: at
     most one call per model is in flight. A call that timed out keeps its slot until
-    its thread ends, so a hung model costs one thread, not one per compaction."""
+    the model returns, so a hung model costs one thread, not one per compaction.
+
+    A call is running until its answer (or exception) is handed over, not until its
+    thread has exited: a thread lingers for a moment after its target returns (longer
+    on Python 3.13), and a finished call must not block the next one."""
 
     def __init__(self) -> None:
-        self._threads: dict[int, threading.Thread] = {}
+        self._calls: dict[int, Future] = {}
         self._lock = threading.Lock()
 
     def busy(self, model: object) -> bool:
-        """Whether a call of ``model`` is still running."""
+        """Whether a call of ``model`` is still running (its answer not yet handed over)."""
         with self._lock:
-            thread = self._threads.get(id(model))
-            return thread is not None and thread.is_alive()
+            call = self._calls.get(id(model))
+            return call is not None and not call.done()
 
-    def take(self, model: object, thread: threading.Thread) -> None:
+    def take(self, model: object, call: Future) -> None:
+        """Record ``call``, the future that receives ``model``'s answer."""
         with self._lock:
-            self._threads[id(model)] = thread
+            self._calls[id(model)] = call
 
     def __len__(self) -> int:
+        """How many calls are still running."""
         with self._lock:
-            return sum(t.is_alive() for t in self._threads.values())
+            return sum(not call.done() for call in self._calls.values())
 
 
 class Backoff:
@@ -186,7 +192,7 @@ def call_model(model: Callable[[str], object], prompt: str, timeout: float | Non
     thread = threading.Thread(target=work, name="summariser", daemon=True)
     thread.started_by = threading.current_thread()      # type: ignore[attr-defined]
     if slots is not None:
-        slots.take(model, thread)
+        slots.take(model, future)
     thread.start()
     try:
         return future.result(timeout=timeout)
