@@ -1,5 +1,5 @@
-# Everyday commands. The virtualenv lives in .venv; pick the interpreter that
-# creates it with PYTHON, e.g. `PYTHON=python3.12 make test`.
+# Everyday commands. The virtualenv lives in .venv (another folder: VENV=...); pick the
+# interpreter that creates it with PYTHON, e.g. `make test PYTHON=python3.13 VENV=.venv-3.13`.
 #   make install    create .venv and install the kit with [lab,dev] extras
 #   make lab        copy the lessons you do not have yet into work/ (never overwriting
 #                   one) and open JupyterLab there (options: LAB_ARGS="...")
@@ -14,26 +14,46 @@
 #   make clean      remove .venv, build output and caches (work/ is kept)
 
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 
-# $(call require_py310,INTERPRETER): stop with a clear message unless it is Python >= 3.10.
-require_py310 = @$(1) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
-	echo "error: this kit needs Python >= 3.10, but $(1) is $$(command -v $(1) >/dev/null && $(1) --version 2>&1 || echo 'missing')." >&2; \
-	echo "       Use a newer interpreter, e.g.: rm -rf $(VENV) && PYTHON=python3.12 make $(or $(MAKECMDGOALS),install)" >&2; \
+# $(call require_py311,INTERPRETER): stop with a clear message unless it is Python >= 3.11.
+require_py311 = @$(1) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	echo "error: this kit needs Python >= 3.11, but $(1) is $$(command -v $(1) >/dev/null && $(1) --version 2>&1 || echo 'missing')." >&2; \
+	echo "       Use a newer interpreter, e.g.: rm -rf $(VENV) && make $(or $(MAKECMDGOALS),install) PYTHON=python3.12" >&2; \
 	exit 1; }
 
-.PHONY: install lab reset test test-browser notebooks clean
+# When PYTHON is given (command line or environment) and $(VENV) was made by another
+# interpreter version, stop and say how to rebuild, instead of using the old one.
+python_version = $(1) -c 'import platform; print(platform.python_version())'
+ifneq ($(filter command% environment%,$(origin PYTHON)),)
+check-venv:
+	@if [ -x $(BIN)/python ]; then \
+	  want=$$($(call python_version,$(PYTHON)) 2>/dev/null || echo missing); \
+	  have=$$($(call python_version,$(BIN)/python) 2>/dev/null || echo broken); \
+	  if [ "$$want" != "$$have" ]; then \
+	    echo "error: $(VENV) was made with Python $$have, but PYTHON=$(PYTHON) is Python $$want." >&2; \
+	    echo "       Rebuild it: rm -rf $(VENV) && make $(or $(MAKECMDGOALS),install) PYTHON=$(PYTHON)" >&2; \
+	    echo "       or keep both: make $(or $(MAKECMDGOALS),install) PYTHON=$(PYTHON) VENV=$(VENV)-$$want" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+else
+check-venv:
+	@:
+endif
 
-install: $(VENV)/.installed
+.PHONY: install lab reset test test-browser notebooks clean check-venv
+
+install: check-venv $(VENV)/.installed
 
 $(BIN)/python:
-	$(call require_py310,$(PYTHON))
+	$(call require_py311,$(PYTHON))
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall only when pyproject.toml changed since the last install.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(call require_py310,$(BIN)/python)
+	$(call require_py311,$(BIN)/python)
 	$(BIN)/python -m pip install -e ".[lab,dev]"
 	touch $@
 

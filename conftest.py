@@ -15,3 +15,27 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = (str(item.path), None,
                            f"{item.name}: tagged nbval-skip (its output differs per machine, "
                            "like the version cell's), not run")
+
+
+
+def _group(nodeid: str) -> str:
+    """The unit of work a test belongs to under pytest-xdist: the cells of one notebook
+    stay together (nbval runs them in order in one kernel), and so do the tests of one
+    service file (they start servers and worker processes of their own); every other
+    test is a unit of its own, sent to whichever worker is free."""
+    file = nodeid.split("::", 1)[0]
+    if file.endswith(".ipynb") or file.rsplit("/", 1)[-1].startswith("test_serve_"):
+        return file
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Schedule by :func:`_group` (xdist's own `loadgroup` cannot mark notebook cells)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Grouped(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid)
+
+    return Grouped(config, log)

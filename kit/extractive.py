@@ -61,7 +61,7 @@ __all__ = ["FACT_KINDS", "CONSTRAINT_WORDS", "split_sentences", "fact_kinds",
            "fact_score", "is_fact_bearing", "fact_sentences", "extract_summary",
            "make_extractive_summariser", "extractive_summariser", "DEFAULT_CAP"]
 
-DEFAULT_CAP = 120      # in units of the measure (tokens with approx_tokens)
+DEFAULT_CAP = 120      # in units of the measure (tokens with the default cl100k_tokens)
 FACT_KINDS = ("amount", "date", "id", "number", "name", "constraint")
 
 CONSTRAINT_WORDS = (
@@ -352,7 +352,7 @@ def _fit_words(role: str, text: str, cap: int, measure: Measure) -> str:
 
 
 def extract_summary(summary: str, turns: Sequence[tuple[str, str]], cap: int = DEFAULT_CAP,
-                    measure: Measure = approx_tokens) -> str:
+                    measure: Measure = cl100k_tokens) -> str:
     """The new running summary: facts of ``summary`` then of ``turns``, within ``cap``.
 
     ``summary``: the current summary ("" for none; sentences tagged ``[user]`` or
@@ -399,7 +399,7 @@ def _extract(summary: str, turns: Sequence[tuple[str, str]], cap: int, sizes: _S
     return "\n".join(lines[j] for j in kept)
 
 
-def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx_tokens
+def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = cl100k_tokens
                                ) -> PromptModel:
     """A prompt model ``str -> str`` for :class:`kit.memory.SummaryMemory`.
 
@@ -430,4 +430,4 @@ def make_extractive_summariser(cap: int = DEFAULT_CAP, measure: Measure = approx
 
 extractive_summariser: PromptModel = make_extractive_summariser()
 extractive_summariser.__doc__ = (f"The extractive summariser with the default cap "
-                                 f"({DEFAULT_CAP} tokens, approx_tokens).")
+                                 f"({DEFAULT_CAP} tokens, cl100k_base).")

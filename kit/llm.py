@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from kit.prompts import SUMMARY_HEADER, parse_summary_prompt, parse_summary_turns
-from kit.tokens import Measure, approx_tokens
+from kit.tokens import Measure, cl100k_tokens
 
 __all__ = [
     "PromptModel", "ChatModel", "ScriptExhaustedError", "ScriptedLLM",
@@ -234,11 +234,11 @@ class FailingLLM:
 class CountingLLM:
     """Wraps a model and counts ``calls``, ``prompt_tokens`` and ``reply_tokens``.
 
-    Sizes are measured with ``measure`` (default :func:`kit.tokens.approx_tokens`) over
+    Sizes are measured with ``measure`` (default :func:`kit.tokens.cl100k_tokens`) over
     every argument of the call (system + user for a chat model).
     """
 
-    def __init__(self, model: Callable[..., str], measure: Measure = approx_tokens) -> None:
+    def __init__(self, model: Callable[..., str], measure: Measure = cl100k_tokens) -> None:
         self.model, self.measure = model, measure
         self.calls = self.prompt_tokens = self.reply_tokens = 0
 

@@ -199,10 +199,11 @@ ORDER = "Order 88412 arrived with a broken lid."
 CHOICE = "The customer chose a new gift basket over a Rs 2400 refund; no peanuts (allergy)."
 
 
-@pytest.mark.parametrize("cap, expected", [
-    (40, [ORDER, CHOICE, "[assistant] Gift wrap costs Rs 150."]),
+@pytest.mark.parametrize("cap, expected", [     # caps in cl100k tokens, the default measure
+    (40, [ORDER, CHOICE, "[user] It is 14 Park Street."]),
     (45, [ORDER, CHOICE, "[assistant] Gift wrap costs Rs 150."]),
-    (50, [ORDER, CHOICE, "[assistant] I have added it to order 88412.",
+    (50, [ORDER, CHOICE, "[user] It is 14 Park Street.", "[assistant] Gift wrap costs Rs 150."]),
+    (55, [ORDER, CHOICE, "[assistant] I have added it to order 88412.",
           "[assistant] Gift wrap costs Rs 150."]),
 ])
 def test_planted_facts_of_a_model_summary_survive_a_tight_cap(cap, expected):
@@ -210,7 +211,7 @@ def test_planted_facts_of_a_model_summary_survive_a_tight_cap(cap, expected):
     # first and "Happy birthday, Mia" (a name) stayed
     summary = extract_summary(SUPPORT_SUMMARY, SUPPORT_TURNS, cap=cap)
     assert summary.splitlines() == expected
-    assert approx_tokens(summary) <= cap
+    assert cl100k_tokens(summary) <= cap
     assert "88412" in summary and "peanuts" in summary
 
 

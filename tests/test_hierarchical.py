@@ -17,7 +17,7 @@ from kit.hierarchical import (HIERARCHY_PROMPT, ITEMS_HEADER, SUMMARIES_HEADER, 
                               pack_in_order, parse_batch_prompt, plan_batches, reduce_rounds,
                               reduce_until_fits, sample_items)
 from kit.llm import CountingLLM, FailingLLM, ScriptedLLM
-from kit.tokens import CallCounter, approx_tokens, count_words, tiktoken_counter
+from kit.tokens import CallCounter, approx_tokens, cl100k_tokens, count_words, tiktoken_counter
 
 SEVEN = [("m1", "Asha prefers window seats. She said so twice."),
          ("m2", "Ben is allergic to peanuts. Noted by the agent."),
@@ -31,7 +31,7 @@ SEVEN = [("m1", "Asha prefers window seats. She said so twice."),
 class Recorder:
     """Wraps a summariser; keeps every prompt and its size in ``measure``."""
 
-    def __init__(self, model, measure=approx_tokens):
+    def __init__(self, model, measure=cl100k_tokens):
         self.model, self.measure = model, measure
         self.prompts, self.sizes = [], []
 
@@ -91,7 +91,7 @@ def test_seven_items_in_batches_of_three_then_one_reduce_call():
     assert level2 == (Summary(2, "Asha prefers window seats. Dara moved the meeting to day 12. "
                                  "Goran changed plan to tier 3.",
                               ("m1", "m2", "m3", "m4", "m5", "m6", "m7"),
-                              approx_tokens(result.summary), "L2.1", ("L1.1", "L1.2", "L1.3"),
+                              cl100k_tokens(result.summary), "L2.1", ("L1.1", "L1.2", "L1.3"),
                               model.sizes[3]),)
     assert result.summary == level2[0].text and not result.truncated and result.reason == ""
     assert result.calls == 4 and len(model.prompts) == 4
@@ -240,7 +240,7 @@ def test_single_pass_sends_one_prompt_with_every_item_whatever_the_batch_size():
 
 def test_single_pass_over_the_window_is_refused_and_never_sent():
     model = ScriptedLLM([])
-    size = approx_tokens(build_batch_prompt(SEVEN))
+    size = cl100k_tokens(build_batch_prompt(SEVEN))
     with pytest.raises(WindowExceededError, match=rf"7 items has {size} tokens, more than the "
                                                   rf"window of {size - 1}") as error:
         hierarchical_summary(SEVEN, model, window=size - 1, depth="single")

@@ -15,6 +15,7 @@ from kit.llm import ScriptedLLM, fact_listing_summariser
 from kit.memory import (CompactionError, RecallMemory, RobustSummaryMemory, SlidingWindow,
                         SummaryMemory, TokenWindow)
 from kit.memory.facts import facts_in, missing_facts
+from kit.messages import make_message
 from kit.prompts import parse_summary_prompt
 from kit.rag.chatbot import _history
 from kit.reliability import KINDS, FaultyModel, run
@@ -196,7 +197,8 @@ def test_facts_are_numbers_ids_and_names_not_sentence_openers():
 
 def test_a_reply_about_something_else_is_rejected_when_the_turns_hold_no_fact():
     junk = "I'm sorry, I can't help with that. Is there anything else you would like to know?"
-    memory = RobustSummaryMemory(ScriptedLLM([junk] * 10), 20, 2, measure=count_words)
+    memory = RobustSummaryMemory(ScriptedLLM([junk] * 10), 20, 2, measure=count_words,
+                                 summary_cap=15)
     chat = [("user", "please remember that i am allergic to peanuts and i am vegan"),
             ("assistant", "understood, no peanuts and vegan only"),
             ("user", "also my budget is tight, keep it cheap"),
@@ -239,8 +241,56 @@ def test_by_default_the_summary_alone_never_overflows_the_budget():
                                  fact_check=False)
     for role, text in shopping_chat(30):
         memory.add(role, text)
-        assert memory.summary_tokens <= 75
-    assert memory.summary_cap == 75
+        assert memory.summary_tokens <= 100 - sum(m.tokens for m in memory.turns) or (
+            not memory.trace[-1].compacted)
+    assert memory.summary_cap == "auto"
+
+
+def _never_shortens(prompt: str) -> str:
+    """A summariser that keeps every word it is given: the old summary and each new turn."""
+    summary, turns = parse_summary_prompt(prompt)
+    return " ".join([summary, *turns]).strip()
+
+
+def _ten_words(n: int) -> list[tuple[str, str]]:
+    return [("user" if i % 2 == 0 else "assistant",
+             " ".join(f"w{i}x{j}" for j in range(10))) for i in range(n)]
+
+
+@pytest.mark.parametrize("budget, keep_recent", [(60, 0), (60, 2), (100, 4)])
+def test_the_default_cap_leaves_room_for_the_turns_the_split_keeps(budget, keep_recent):
+    """A field case: budget 60 words, 10-word turns, a summariser that never shortens. A cap
+    of three quarters of the room (45 words) plus the up to keep_recent + 1 turns the split
+    keeps (a reply keeps its question) stayed over budget after every add; the cap now
+    leaves room for the turns that stay and the next message, so once the backlog is
+    folded the memory is within budget after every add."""
+    memory = RobustSummaryMemory(_never_shortens, budget, keep_recent, measure=count_words,
+                                 fact_check=False)
+    for number, (role, text) in enumerate(_ten_words(40), start=1):
+        memory.add(role, text)
+        if memory.compactions:
+            assert memory.size <= budget, (number, memory.size, memory.summary_tokens)
+    assert memory.compactions >= 10
+
+
+def test_a_cap_given_as_a_number_is_kept_and_auto_falls_back_where_the_turns_fill_the_room():
+    fixed = RobustSummaryMemory(_never_shortens, 60, 2, measure=count_words, summary_cap=20)
+    assert fixed.current_cap() == 20
+    memory = RobustSummaryMemory(_never_shortens, 60, 2, measure=count_words)
+    assert memory.current_cap() == 60                    # no turns: the whole room
+
+    def add(role, words, number):
+        memory.turns.append(make_message(role, " ".join(["x"] * words), count_words, number))
+        memory.turn_tokens += words
+
+    add("user", 10, 1), add("assistant", 10, 2), add("user", 10, 3)
+    assert memory.current_cap() == 60 - 30 - 10          # a2 u3 kept, a2 with its question u1
+    add("assistant", 10, 4), add("user", 10, 5)          # a4 u5 kept, a4 with u3
+    assert memory.current_cap() == 60 - 30 - 10          # and room for one more message
+    add("assistant", 25, 6)                              # u5 a6 kept: 35 words, no room to
+    assert memory.current_cap() == 60 - 35               # reserve 25 more: the reserve is dropped
+    add("user", 10, 7), add("assistant", 50, 8)          # u7 a8 kept: 60 words, no room at all
+    assert memory.current_cap() == 45                    # three quarters: keep_recent wins
 
 
 # -- one model call in flight ----------------------------------------------------------------

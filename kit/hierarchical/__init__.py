@@ -9,7 +9,7 @@ overflows the model's context window. Map-reduce summarization instead
    (level 2), and so on until one summary is left. A batch holding one summary has
    nothing to merge: that summary is carried up unchanged, without a model call.
 
-Sizes are in the unit of ``measure`` (default :func:`kit.tokens.approx_tokens`: tokens).
+Sizes are in the unit of ``measure`` (default :func:`kit.tokens.cl100k_tokens`: tokens).
 Each item is measured once; each prompt is measured once before it is sent, and none is
 larger than the window.
 

@@ -34,7 +34,7 @@ from kit.hierarchical.items import MemoryItem, as_items
 from kit.hierarchical.prompts import HIERARCHY_PROMPT, build_batch_prompt, prompt_head
 from kit.hierarchical.reduce import reduce_rounds
 from kit.llm import PromptModel
-from kit.tokens import Measure, approx_tokens, measured, unit_of
+from kit.tokens import Measure, cl100k_tokens, measured, unit_of
 from kit.trace import Table
 from kit.validation import check_int
 
@@ -180,7 +180,7 @@ def _first_batches(items, window, batch_size, depth, measure, instructions, unit
 def hierarchical_summary(items: Iterable[MemoryItem | tuple[str, str]],
                          summariser: PromptModel, *, window: int = 4096,
                          batch_size: int = 50, depth: str = "hierarchical",
-                         max_rounds: int = 10, measure: Measure = approx_tokens,
+                         max_rounds: int = 10, measure: Measure = cl100k_tokens,
                          instructions: str = HIERARCHY_PROMPT) -> HierarchyResult:
     """Map-reduce summarization of ``items`` within a context ``window``.
 

@@ -265,7 +265,7 @@ class Compactor:
     JSON; ``cap``: largest summary size, or None; ``fact_check``: check that the new
     summary kept the facts (:mod:`kit.memory.facts`): reject one that kept fewer than
     half, repair one that dropped a few; ``slots``: the memory's :class:`CallSlots`.
-    ``SummaryMemory.compactor`` builds one from the memory's settings.
+    ``RobustSummaryMemory.compactor`` builds one from the memory's settings.
     """
 
     model: PromptModel

@@ -8,9 +8,9 @@ deployed chatbot needs, layered on :class:`kit.memory.summary.SummaryMemory`.
 - ``structured=True`` asks for ``{"summary", "open_points"}`` JSON (:mod:`kit.structured`).
 - ``summary_cap`` keeps the summary small inside the budget: re-summarise once with
   :data:`~kit.prompts.SHORTEN_PROMPT`, then a truncation the trace flags. On by
-  default (``"auto"``: three quarters of what the system prompt leaves, the rest is
-  for the newest turns), so the summary alone can never push the context over the
-  budget.
+  default (``"auto"``: what the budget leaves after the system prompt, the turns the
+  split keeps and room for the next message), so a fold brings the context back within
+  the budget whenever ``keep_recent`` fits.
 - ``fact_check`` (on by default): the new summary must keep the ids, numbers, amounts,
   dates and names of what it replaced (:mod:`kit.memory.facts`); a reply that lost most
   of them is rejected (the fallback, or the extractive summariser, writes the summary),
@@ -67,8 +67,11 @@ class RobustSummaryMemory(SummaryMemory):
       becomes :data:`kit.structured.STRUCTURED_SUMMARY_PROMPT`); the parsed value is
       ``memory.structured``, its :meth:`render` text is the summary.
     - ``summary_cap``: int, 1 <= cap < budget, in the measure's unit: a longer summary is
-      re-summarised once, then truncated, flagged in the note. Default ``"auto"``:
-      three quarters of what the system prompt leaves of the budget; None: no cap.
+      re-summarised once, then truncated, flagged in the note. Default ``"auto"``: at
+      each compaction, what the budget leaves after the system prompt, the turns that
+      stay verbatim and room for the next message (:meth:`current_cap`), so the memory gets
+      back within budget whenever ``keep_recent`` fits, even with a summariser that
+      never shortens; None: no cap.
     - ``fact_check``: True (default) or False: check that each new summary kept the
       facts of what it replaced; reject or repair it (see :mod:`kit.memory.facts`).
     - ``fold_budget``: int >= 1 or None (default: twice the budget), in the measure's
@@ -103,11 +106,9 @@ class RobustSummaryMemory(SummaryMemory):
                  max_messages: int | None = None, max_age: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(summariser, budget, keep_recent, measure, prompt, system, count=count)
-        if summary_cap == "auto":
-            room = self.budget - self.fixed_tokens
-            summary_cap = room * 3 // 4 or None
-        _check_options(self.budget, keep_recent, fallback, structured, summary_cap, target,
-                       max_messages, clock)
+        _check_options(self.budget, keep_recent, fallback, structured,
+                       None if summary_cap == "auto" else summary_cap, target, max_messages,
+                       clock)
         if not isinstance(fact_check, bool):
             raise TypeError(f"fact_check must be True or False, got {fact_check!r:.60}")
         self.fact_check = fact_check
@@ -171,11 +172,34 @@ class RobustSummaryMemory(SummaryMemory):
         return (old, recent) if old else None
 
     # -- compute: the model call(s), nothing changes ---------------------------------
+    def current_cap(self) -> int | None:
+        """The summary cap (in ``unit``) of a compaction now: ``summary_cap`` as given,
+        or with ``"auto"`` the room the budget leaves
+        after the system prompt, the turns the split keeps (the ``keep_recent`` newest,
+        with the question of a reply among them: :func:`split_for_compaction`) and one
+        more message as large as the largest of them: until the next message arrives
+        nothing more may be foldable, so the reserve keeps that add within budget too.
+        Turns a ``target`` lets stay beyond those are left out: the next fold may take
+        them. Where the reserve leaves no room it is dropped; where the kept turns alone
+        leave none (``keep_recent`` does not fit), no cap brings the memory within
+        budget, and it is three quarters of what the system prompt leaves, so the
+        summary keeps its facts."""
+        if self.summary_cap != "auto":
+            return self.summary_cap
+        room = self.budget - self.fixed_tokens
+        kept = split_for_compaction(self.turns, self.keep_recent)[1]
+        left = room - sum(m.tokens for m in kept)
+        reserve = max((m.tokens for m in kept), default=0)
+        if left - reserve >= 1:
+            return left - reserve
+        return left if left >= 1 else room * 3 // 4 or None
+
     @property
     def compactor(self) -> Compactor:
-        """The model calls of a compaction, with this memory's current settings."""
+        """The model calls of a compaction, with this memory's current settings (the cap
+        from :meth:`current_cap`)."""
         return Compactor(self.summariser, self.sizing.summary_measure(), self.prompt,
-                         self.fallback, self.timeout, self.structured_mode, self.summary_cap,
+                         self.fallback, self.timeout, self.structured_mode, self.current_cap(),
                          self.fact_check, self.slots)
 
     def compute_summary(self, summary: str, old: Sequence[Message],

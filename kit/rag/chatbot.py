@@ -62,7 +62,7 @@ NOTHING_RETRIEVED = "nothing retrieved"
 
 def default_memory() -> SummaryMemory:
     """A fresh summary memory per session: the fact-listing stub summariser, budget 500
-    tokens (approximate), the newest 6 messages verbatim."""
+    cl100k tokens, the newest 6 messages verbatim."""
     return SummaryMemory(fact_listing_summariser, budget=500)
 
 
