@@ -1,9 +1,9 @@
 """Packaging rules: pyproject.toml is the one dependency list; Binder builds as documented.
 
 environment.yml may only bring Python and pip from conda and install this repository
-through pip; .ci/run calls `make test` (after exporting LOCOMO_DIR and requiring the
-Redis tests), then `make test-browser`; pyproject.toml
-has no `==` pins.
+through pip; .ci/run calls `make test` on the oldest and the newest supported Python (after
+exporting LOCOMO_DIR and requiring the Redis tests), then `make test-browser`; one Python
+floor everywhere; pyproject.toml has no `==` pins.
 
 Binder (repo2docker) cannot be run here, so its rules are checked statically. The rules,
 from repo2docker's conda buildpack (repo2docker/buildpacks/conda/__init__.py) and its
@@ -116,8 +116,8 @@ def python_pin_problem(dependencies: list, requires_python: str) -> str | None:
     version = repo2docker_python(dependencies)
     if version is None:
         return "repo2docker reads no Python version: pin it as python=X.Y (>= is not read)"
-    if Version(version) < Version("3.10"):
-        return f"python={version} is below 3.10"
+    if Version(version) < Version("3.11"):
+        return f"python={version} is below 3.11"
     if not SpecifierSet(requires_python).contains(Version(version)):
         return f"python={version} does not satisfy pyproject's requires-python {requires_python}"
     return None
@@ -128,10 +128,11 @@ def test_the_python_pin_rule_reads_versions_as_numbers_and_as_repo2docker_does()
     assert repo2docker_python(["python==3.12.4"]) == "3.12"
     assert repo2docker_python(["python>=3.10"]) is None          # the range is not read
     assert repo2docker_python(["python=3"]) == "3.7"              # repo2docker's default
-    assert python_pin_problem(["python=3.11"], ">=3.10") is None
-    assert "python=X.Y" in python_pin_problem(["python>=3.10", "pip"], ">=3.10")
-    assert "below 3.10" in python_pin_problem(["python=3.9"], ">=3.9")   # "3.9" > "3.10" as text
-    assert "below 3.10" in python_pin_problem(["python=3"], ">=3.6")
+    assert python_pin_problem(["python=3.11"], ">=3.11") is None
+    assert "python=X.Y" in python_pin_problem(["python>=3.11", "pip"], ">=3.11")
+    assert "below 3.11" in python_pin_problem(["python=3.9"], ">=3.9")   # "3.9" > "3.11" as text
+    assert "below 3.11" in python_pin_problem(["python=3.10"], ">=3.10")
+    assert "below 3.11" in python_pin_problem(["python=3"], ">=3.6")
     assert "requires-python >=3.12" in python_pin_problem(["python=3.11"], ">=3.12")
 
 
@@ -193,30 +194,62 @@ def test_readme_has_a_binder_badge_that_opens_the_learner_copies():
     assert link.group(1) == "lab/tree/work", "the Binder link must open JupyterLab on work/"
 
 
-def test_ci_runs_the_readme_test_command_first():
-    """.ci/run: `make test` (the README's command) before anything else but the LoCoMo
-    location and what makes the Redis tests run (KIT_REQUIRE_REDIS=1, a redis-server where
-    the dev extra brings none), then the browser test; nothing else is run with make."""
+def test_ci_runs_the_readme_test_command_on_the_oldest_and_newest_python():
+    """.ci/run: `make test` (the README's command) for each interpreter tools/pythons.py
+    finds (the oldest and the newest supported), each in a virtual environment of its own,
+    after nothing but the LoCoMo location and what makes the Redis tests run
+    (KIT_REQUIRE_REDIS=1, a redis-server); then the browser test once; nothing else is run
+    with make."""
     script = ROOT / ".ci" / "run"
     assert os.access(script, os.X_OK), ".ci/run is not executable"
+    text = script.read_text(encoding="utf-8")
     commands = [
-        line.strip() for line in script.read_text(encoding="utf-8").splitlines()
+        line.strip() for line in text.splitlines()
         if line.strip() and not line.strip().startswith("#")
         and line.strip() != "set -euo pipefail" and not line.strip().startswith("cd ")
     ]
-    setup = ("LOCOMO_DIR=", "KIT_REQUIRE_REDIS=", "install -y -qq redis-server")
-    first = next((c for c in commands if not any(s in c for s in setup)), None)
-    assert first == "make test", f".ci/run runs {commands}: `make test` must come first"
-    before = commands[:commands.index("make test")]
-    assert "export KIT_REQUIRE_REDIS=1" in before, ".ci/run must require the Redis tests"
     makes = [c for c in commands if re.match(r"make\b", c)]
-    assert makes == ["make test", "make test-browser"], f".ci/run runs {makes}"
-    assert commands[-1] == "make test-browser", f".ci/run ends with {commands[-1]!r}"
+    assert [m.split()[:2] for m in makes] == [["make", "test"], ["make", "test-browser"]], makes
+    test, browser = makes
+    assert 'PYTHON="$python"' in test and 'VENV=".venv-$version"' in test, test
+    loop = next(c for c in commands if c.startswith("for python in"))
+    assert commands.index(loop) < commands.index(test) < commands.index("done") < commands.index(
+        browser), ".ci/run: make test runs in the loop over the interpreters, the browser after"
+    assert "tools/pythons.py" in text, ".ci/run must find the interpreters with tools/pythons.py"
+    before = commands[:commands.index(loop)]
+    assert "export KIT_REQUIRE_REDIS=1" in before, ".ci/run must require the Redis tests"
+    setup = ("LOCOMO_DIR=", "KIT_REQUIRE_REDIS=", "redis-server", "tools/pythons.py")
+    assert all(any(s in c for s in setup) for c in before), f"other steps before the tests: {before}"
+    assert commands[-1] == browser, f".ci/run ends with {commands[-1]!r}"
     for command in commands:
         for value in re.findall(r"LOCOMO_DIR=(\S+?)(?:;|\s|$)", command):
             # lessons run in solutions/: a relative path would not find the data there
             assert re.match(r"[\"']?(/|\$PWD/|\$\{PWD\}/)", value), (
                 f".ci/run: LOCOMO_DIR={value} must be absolute (e.g. \"$PWD/...\")")
+
+
+def test_one_python_floor_everywhere():
+    """requires-python, the classifiers, the Makefile's check, environment.yml's pin and the
+    README name the same oldest Python (3.11: 3.10 reached its end of life in October 2026);
+    tools/pythons.py reads the classifiers."""
+    project = load_toml(ROOT / "pyproject.toml")["project"]
+    floor = re.fullmatch(r">=\s*3\.(\d+)", project["requires-python"])
+    assert floor, project["requires-python"]
+    floor = int(floor.group(1))
+    versions = sorted(int(c.rsplit(".", 1)[1]) for c in project["classifiers"]
+                      if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c))
+    assert versions and versions[0] == floor, (floor, versions)
+    assert versions == list(range(floor, versions[-1] + 1)), versions
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"sys.version_info < (3, {floor})" in makefile and f"Python >= 3.{floor}" in makefile
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"Python 3.{floor} or newer" in readme
+    assert not re.search(rf"Python 3\.(?!{floor}\b)\d+ or newer", readme)
+    done = subprocess.run([sys.executable, "tools/pythons.py", "--all"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    found = done.stdout.split()
+    assert done.returncode == 0 and found, done.stderr
+    assert sys.version_info[:2] >= (3, floor)
 
 
 def load_toml(path: Path) -> dict:

@@ -301,7 +301,9 @@ def test_a_hung_summariser_costs_one_thread_not_one_per_compaction():
         release.wait()
         return "never"
 
-    memory = RobustSummaryMemory(hung, 60, 2, measure=count_words, timeout=0.01,
+    # the timeout also bounds each fallback call: 0.5 s, so a busy machine never makes the
+    # quick fallback miss it; the hung model costs one wait (then its slot stays busy)
+    memory = RobustSummaryMemory(hung, 60, 2, measure=count_words, timeout=0.5,
                                  fallback=fact_listing_summariser)
     before = threading.active_count()
     try:

