@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shutil
@@ -28,8 +30,17 @@ BEGIN, END = "<!-- mistakes:begin -->", "<!-- mistakes:end -->"
 
 
 def run_tool(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    """``tools/guide.py ARGS`` run in this process (its ``main``), as a finished process:
+    exit code, standard output and error. One test runs the real command line."""
+    sys.path.insert(0, str(TOOL.parent))
+    import guide
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = guide.main(list(args))
+        except SystemExit as exit:
+            code = exit.code
+    return subprocess.CompletedProcess([str(TOOL), *args], code, out.getvalue(), err.getvalue())
 
 
 def notebook_text(path: Path, outputs_only: bool = False) -> str:
@@ -105,7 +116,9 @@ def test_check_fails_on_a_stale_line_and_without_markers(tmp_path):
 
 
 def test_mistakes_command_is_deterministic():
-    first, second = run_tool("mistakes"), run_tool("mistakes")
+    first = subprocess.run([sys.executable, str(TOOL), "mistakes"], capture_output=True,
+                           text=True, cwd=ROOT, timeout=120)       # the real command line
+    second = run_tool("mistakes")
     assert first.returncode == 0 and first.stdout == second.stdout
     assert first.stdout.index("### token window") < first.stdout.index("### chatbot turn")
 
