@@ -198,7 +198,7 @@ def run(name: str, answer: object) -> Report:
         try:
             cases = check(answer)
         except CheckFailed as failure:
-            rows.append((category, False, safe_text(failure, 600).replace("\n", " ")))
+            rows.append((category, False, safe_text(failure, 1000).replace("\n", " ")))
         except NotImplementedError:
             rows.append((category, False, f"{drill.symbol} is not written yet: replace the "
                                           f"`raise NotImplementedError` line with your answer"))
