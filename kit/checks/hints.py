@@ -14,8 +14,9 @@ of the spec that the case breaks (the first of the checker's ``rules`` whose pat
 the head), without guessing a cause.
 
 Messages without a ``Why:`` part (an answer not written yet, a missing method, a crash of
-the answer's own code with the call that raised) are left as they are: they report what
-the answer did and guess no cause.
+the answer's own code with the call that raised), and failures a checker marks
+``observed = True`` (a test double called the wrong way, say), are left as they are: they
+report what the answer did and guess no cause.
 
     check_token_window = judged("token window", RULES, "the spec above")(_all_parts)
 """
@@ -122,8 +123,8 @@ def judge(check: Callable, answer: object, mechanisms: str | Sequence[str],
     try:
         return check(answer)
     except CheckFailed as failure:
-        text = str(failure)
-        failure.args = (_message(check, names, rules, default, answer, text),)
+        if not getattr(failure, "observed", False):
+            failure.args = (_message(check, names, rules, default, answer, str(failure)),)
         raise
 
 
