@@ -75,18 +75,16 @@ def _head_of(check: Callable, mechanism: str, wrong: object) -> str | None:
     return _SEEN[key]
 
 
+def _registered(mechanisms: Sequence[str]) -> list:
+    from kit.mistakes import mistakes                     # same layer; loaded on a failure
+    return [wrong for mechanism in mechanisms for wrong in mistakes(mechanism)]
+
+
 def matching(check: Callable, mechanisms: Sequence[str], answer: object, head: str) -> list:
     """The registered mistakes whose failure under ``check`` has the learner's ``head``."""
-    from kit.mistakes import mistakes                     # same layer; loaded on a failure
     want = _normal(head, answer_name(answer))
-    found = []
-    for mechanism in mechanisms:
-        for wrong in mistakes(mechanism):
-            if wrong.answer is not answer and _head_of(check, mechanism, wrong) == want:
-                found.append(wrong)
-            elif wrong.answer is answer:
-                found.append(wrong)
-    return found
+    return [wrong for wrong in _registered(mechanisms)
+            if wrong.answer is answer or _head_of(check, wrong.mechanism, wrong) == want]
 
 
 def _rule(head: str, rules: Sequence[tuple[str, str]], default: str) -> str:
@@ -103,14 +101,15 @@ def _message(check: Callable, mechanisms: Sequence[str], rules: Sequence[tuple[s
         return text
     found = matching(check, mechanisms, answer, head)
     if found and all(wrong.hint in text for wrong in found):
-        return text
+        return text             # the very message each of them gets
     if len(found) == 1:
-        return f"{head} Why: {why} Hint: {found[0].hint}."
+        wrong = found[0]
+        return f"{head} Why: {why} Hint: {wrong.hint} ({wrong.what.rstrip('.')})."
     if found:       # several mistakes give these very outputs: name each, guess none
         named = "; or ".join(f"{w.what.rstrip('.')} ({w.hint})" for w in found)
         return f"{head} Why: {why} Hint: {len(found)} mistakes give exactly this: {named}."
     rule = _rule(head, rules, default).rstrip(".")
-    return f"{head} {NEUTRAL} {rule}."
+    return f"{head} {NEUTRAL} {rule}."   # (a rule may quote a hint: it states, not guesses)
 
 
 def judge(check: Callable, answer: object, mechanisms: str | Sequence[str],
