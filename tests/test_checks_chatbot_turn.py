@@ -309,3 +309,21 @@ def test_an_unregistered_mistake_gets_the_rule_and_no_other_mistakes_hint(wrong,
     from kit.checks.hints import blamed
     message = str(rejects(check_chatbot_turn, wrong, "Rule: "))
     assert blamed(message, "chatbot turn") == [] and "Hint:" not in message, message
+
+
+def test_citations_taken_from_the_final_answer_are_not_blamed_on_another_mistake(rejects):
+    """The cited ids read from the answer the user got (a refusal has no markers) instead
+    of the draft: no registered mistake gives these outputs, so the box states the rule
+    (not "off by one", which a learner who numbers from 1 did not make)."""
+    from kit.checks.hints import blamed
+    from kit.mistakes.chatbot import _Turn
+    from kit.rag.citations import parse_citations
+    from kit.rag.guardrail import check_citations
+
+    class CitesTheAnswer(_Turn):
+        def verdict(self, draft, chunks):
+            verdict = check_citations(draft, parse_citations(draft, chunks))
+            return verdict, parse_citations(verdict.answer, chunks).chunk_ids
+
+    message = str(rejects(check_chatbot_turn, CitesTheAnswer))
+    assert blamed(message, "chatbot turn") == [], message
