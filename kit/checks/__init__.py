@@ -32,7 +32,9 @@ never the checker's own source.
 
 The whole-mechanism checkers see the learner's object only through the protocol of
 :mod:`kit.checks.protocol`; the wrong answers they are tested against live in
-:mod:`kit.mistakes`.
+:mod:`kit.mistakes`. :mod:`kit.checks.hints` decides what a failure box may say: a
+registered mistake's hint only when that mistake gives the learner's very outputs up to the
+failing case, else the rule of the spec that the case breaks.
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a

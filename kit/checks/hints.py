@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 from kit.checks import CheckFailed
 
-__all__ = ["judge", "judged", "split", "answer_name", "blamed", "NEUTRAL"]
+__all__ = ["judge", "judged", "matching", "split", "answer_name", "blamed", "NEUTRAL"]
 
 NEUTRAL = "Rule:"                        # what a neutral box puts before the rule it states
 _SEEN: dict[tuple, str | None] = {}      # (check, mechanism, mistake) -> its normalised head
