@@ -664,11 +664,12 @@ def _check_measure_calls(cls: object) -> int:
     expect(at_1000 <= 1.1 * max(at_10, 1.0),
            f"{name}: your memory called the measure {at_1000:.1f} times per add over 1,000 "
            f"messages, against {at_10:.1f} over the first 10 (not counting the prompt, the "
-           f"folded turns and the summary of a compaction): it re-measures messages it has "
-           f"already measured. Why: the well-known libraries recount the whole buffer on "
-           f"every add, so each add gets slower as the chat grows. Hint: measure each "
-           f"message once, when it is added, and keep running totals (add its size; subtract "
-           f"the sizes of the turns you fold; keep the summary's size).")
+           f"folded turns and the summary of a compaction): the calls per add grew. Why: "
+           f"the well-known libraries recount the whole buffer on every add, so each add "
+           f"gets slower as the chat grows. Hint: your memory re-measures messages it has "
+           f"already measured: measure each message once, when it is added, and keep running "
+           f"totals (add its size; subtract the sizes of the turns you fold; keep the "
+           f"summary's size).")
     kits = _Summariser(_short)
     kit = SummaryMemory(kits, budget, keep, count_words)
     for role, content in shopping_chat(1000, seed=4):
