@@ -16,13 +16,17 @@ What the class must do (the rules of :class:`kit.memory.SummaryMemory`):
   :class:`kit.messages.Message` objects; the checker's summarisers read that layout),
   then the reply is the new summary and the old turns are gone. The split is
   :func:`kit.memory.split_for_compaction`'s: a reply never loses its question,
-  ``keep_recent=0`` folds everything. ``keep_recent`` wins over the budget.
+  ``keep_recent=0`` folds everything. ``keep_recent`` wins over the budget: over budget
+  with nothing older than the ``keep_recent`` newest turns, no call. ``keep_recent`` is
+  an even int >= 0: the checker passes 0, 2 and 4 (the kit's class also refuses an odd
+  one; the checker does not test that).
 - Compute first, then commit. If the summariser raises, the exception propagates out of
   ``add`` (as it is, or wrapped with it as the ``__cause__``) and nothing is lost: either
   the new message is kept and all else is unchanged (as the kit does), or the memory is
   exactly as before the add (the checker then adds the message again, as a caller
   would). The next compaction folds the larger span, from the same summary.
-- ``messages()``: first ``"system"`` messages (the system prompt, and the summary's text
+- ``messages()``: a new list of new dicts (the checker clears the list and edits the
+  dicts it got, then reads again): first ``"system"`` messages (the system prompt, and the summary's text
   verbatim inside one of them), then the verbatim turns as ``{"role", "content"}`` dicts,
   oldest first. ``context()``: a str holding the system prompt, the summary and the
   verbatim turns' texts, in that order (any labels).
@@ -51,7 +55,8 @@ The check, in order (sizes in words, one case in characters):
     call made in the same add (the prompt, the turns it folds: building the prompt from
     Message objects may measure them again) and on any summary the summariser returned.
     So measuring each message once, plus prompt building and summary measuring, passes;
-    re-measuring the verbatim turns on every add does not.
+    re-measuring the verbatim turns on every add does not. Then reading ``size``,
+    ``context()`` and ``messages()`` twice makes no measure call at all.
 (e) ``size`` is checked after every add of (a) against the kit's size (the summary and
     the system prompt counted), and after every successful add of (c) against
     measure(summary) + the verbatim texts.
@@ -63,8 +68,11 @@ naming the case, what was expected, what came back, why it matters and a hint. T
 is four parts, one per rubric category of the drill ``summary-memory`` (:data:`RUBRIC`;
 each returns the cases it passed): correctness ((a) on the laptop and shopping_chat(50),
 (b), (e)), edge cases ((a) on the other replays: a reply kept with its question,
-``keep_recent=0``, a system prompt in characters), failure safety ((c)) and complexity
-((d) and the summariser calls).
+``keep_recent=0``, over budget with at most ``keep_recent`` turns, a system prompt in
+characters), failure safety ((c), then ``messages()`` cleared and edited by the caller)
+and complexity ((d) and the summariser calls). A failure names a registered mistake only
+when that mistake gives the same outputs (:mod:`kit.checks.hints`), else the rule it
+breaks (:data:`RULES`).
 """
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ learner protocol (:mod:`kit.checks.protocol`):
   oldest first. The layout (labels, separators) is up to the learner.
 - ``messages() -> list[dict]``: ``{"role": "system", "content": system}`` first when
   there is a system prompt, then the kept messages as ``{"role", "content"}``, oldest
-  first; a new list on every call.
+  first; a new list of new dicts on every call (the checker clears the list and edits
+  the dicts it got, then reads again).
 - ``size -> int`` (property or attribute): the system prompt plus the kept messages'
   texts, in the measure's unit; role labels are not counted (DECISIONS §1, the default).
 
@@ -27,11 +28,13 @@ same input as the reference (its ``messages()`` and ``size``):
 3. Once the window has slid (something was evicted, now or earlier) it never starts
    with an assistant reply that a user message follows
    (:func:`kit.memory.window.orphan_reply`): evict such replies too, as many as there
-   are. An opening assistant greeting stays until the window first slides; replies
-   that no user message follows stay.
+   are, on every add once it has slid (also on an add that evicts nothing). An opening
+   assistant greeting stays until the window first slides; replies that no user message
+   follows stay.
 4. A message bigger than what the system prompt leaves (``budget`` minus its size)
    raises ValueError and changes nothing: ``context()``, ``messages()`` and ``size``
-   are as before.
+   are as before, and the adds after it behave as if it never came (it takes no
+   message number: a greeting after a refusal is still the opening greeting).
 5. Count once: the measure is called once for the system prompt and once per ``add``
    (on the new text, a refused one included); ``context()``, ``messages()`` and
    ``size`` never call it. Calls per add stay flat: over 1,000 adds at most 1.1 times
@@ -43,8 +46,11 @@ why it matters and a hint. Deterministic (a seeded conversation), offline, < 1 s
 
 It runs four parts, one per rubric category of the drill ``token-window``
 (:data:`RUBRIC`; each returns the cases it passed): correctness (the spec's cases),
-edge cases (system prompt, orphans, greeting, exact fits), failure safety (refusals,
-``messages()`` not aliased, the long seeded chat) and complexity (rule 5).
+edge cases (system prompt, orphans, greeting, exact fits, replies kept then a question
+that evicts nothing), failure safety (refusals, a refusal before the greeting or between
+the slide and the question, ``messages()`` not aliased, the long seeded chat) and
+complexity (rule 5). A failure names a registered mistake only when that mistake gives
+the same outputs (:mod:`kit.checks.hints`), else the rule it breaks (:data:`RULES`).
 """
 from __future__ import annotations
 
