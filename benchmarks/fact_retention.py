@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 
 from kit.conversations import PLANTED_FACTS
-from kit.retention import DEFAULT_BUDGET, KEEP_RECENT, retention, retention_table
+from kit.retention import DEFAULT_BUDGET, KEEP_RECENT, STRATEGIES, retention, retention_table
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -25,7 +26,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="token budget of every memory (approx_tokens)")
     args = parser.parse_args(argv)
     try:
-        rows = retention(lengths=args.lengths, budget=args.budget)
+        rows = [row for name, strategy in progress(list(STRATEGIES.items()), "memories")
+                for row in retention({name: strategy}, lengths=args.lengths,
+                                     budget=args.budget)]
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     print(retention_table(rows, f"Fact retention: {len(PLANTED_FACTS)} facts planted in "

@@ -20,6 +20,7 @@ import time
 from kit.hierarchical import (WindowExceededError, first_sentence_summariser,
                               hierarchical_summary, sample_items)
 from kit.trace import Table
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 SIZES = (10, 100, 1_000, 10_000, 100_000)
 
@@ -52,9 +53,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     every = sample_items(max(args.sizes), seed=args.seed)
     rows = []
-    for n in args.sizes:
-        for label, depth in (("single pass", "single"), ("map-reduce", "hierarchical")):
-            rows.append([f"{n:,}", label] + run(every[:n], depth, args.window, args.batch_size))
+    runs = [(n, label, depth) for n in args.sizes
+            for label, depth in (("single pass", "single"), ("map-reduce", "hierarchical"))]
+    for n, label, depth in progress(runs, "hierarchical runs"):
+        rows.append([f"{n:,}", label] + run(every[:n], depth, args.window, args.batch_size))
     print(Table(["items", "strategy", "largest prompt (tokens)", "model calls", "levels",
                  "carried (no call)", "time (ms)", "fits window"], rows))
     print(f"window {args.window:,} tokens, batch size {args.batch_size}")

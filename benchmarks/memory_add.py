@@ -25,6 +25,7 @@ from kit.llm import prompt_following_summariser
 from kit.memory import FullHistory, SlidingWindow, SummaryMemory, TokenWindow
 from kit.tokens import CallCounter, tiktoken_counter
 from kit.trace import Table
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 SIZES = (100, 1_000, 2_000, 10_000)
 FLOOR = "floor (count once, running total)"
@@ -66,13 +67,13 @@ def main() -> None:
     measure = tiktoken_counter("cl100k_base")
     chat = shopping_chat(max(SIZES))
     rows, per_add = [], {}
-    for name, factory in MEMORIES.items():
-        for n in SIZES:
-            results = [run(factory, chat[:n], measure) for _ in range(args.repeat)]
-            seconds, calls, size = min(results)
-            per_add[name, n] = seconds / n * 1e6
-            rows.append([name, f"{n:,}", f"{per_add[name, n]:.1f}",
-                         f"{per_add[name, n] / per_add[FLOOR, n]:.2f}", f"{calls / n:.2f}", size])
+    cells = [(name, factory, n) for name, factory in MEMORIES.items() for n in SIZES]
+    for name, factory, n in progress(cells, "memory_add cells"):
+        results = [run(factory, chat[:n], measure) for _ in range(args.repeat)]
+        seconds, calls, size = min(results)
+        per_add[name, n] = seconds / n * 1e6
+        rows.append([name, f"{n:,}", f"{per_add[name, n]:.1f}",
+                     f"{per_add[name, n] / per_add[FLOOR, n]:.2f}", f"{calls / n:.2f}", size])
     print(Table(["memory", "messages", "us per add", "x floor", "tokenizer calls per add",
                  "context (tokens)"], rows))
     for name in ("token window (500 tokens)", "summary memory (500 tokens, keep_recent=4)"):

@@ -60,6 +60,7 @@ from kit.policy_bench import (BUDGETS, STRATEGIES, TARGET_BUDGET, TARGET_STRATEG
                               pick_strategies, policy_table, run_policy_benchmark,
                               seconds_by_conversation, target_table)
 from kit.synthetic import synthetic_conversation
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -181,8 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     measure = CachedMeasure()                      # one tokenizer cache for every run
     start = time.perf_counter()
     try:
-        results = run_policy_benchmark(conversations, budgets, strategies, measure=measure,
-                                       search=options, check=args.check)
+        results = [run for batch in progress([[c] for c in conversations] or [[]],
+                                             "conversations")
+                   for run in run_policy_benchmark(batch, budgets, strategies,
+                                                   measure=measure, search=options,
+                                                   check=args.check)]
     except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

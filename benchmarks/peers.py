@@ -90,6 +90,7 @@ from kit.memory import RecallMemory, RobustSummaryMemory, SummaryMemory, TokenWi
 from kit.prompts import parse_summary_turns
 from kit.tokens import get_encoding, tiktoken_counter
 from kit.trace import Table
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 OFFLINE = {"LANGCHAIN_TRACING_V2": "false", "LANGCHAIN_TRACING": "false",
            "LANGSMITH_TRACING": "false", "LANGSMITH_TRACING_V2": "false",
@@ -571,7 +572,7 @@ def main() -> None:
         if "Semantic Kernel" in found:
             contenders += semantic_kernel_contenders(args.budget, target_count)
         results = [measure(c, turns, args.budget, args.peer_repeat if c.peer else args.repeat,
-                           check) for c in contenders]
+                           check) for c in progress(contenders, f"{n:,} messages")]
         print()
         print(table(n, args.budget, contenders, results, conversation))
         print(f"conversation: {conversation:,} tokens in {n:,} messages, "

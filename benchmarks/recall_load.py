@@ -28,6 +28,7 @@ from kit.floor import FloorMemory
 from kit.memory import RecallMemory
 from kit.tokens import tiktoken_counter
 from kit.trace import Table
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 
 def run(memory, turns) -> tuple[float, float, int, int]:
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     measure = tiktoken_counter()
     rows, first_load = [], None
-    for n in sizes:
+    for n in progress(sizes, "recall_load sizes"):
         turns = shopping_chat(n)
         floor = best(lambda: FloorMemory(measure, args.budget, count="rendered"), turns,
                      args.repeat)

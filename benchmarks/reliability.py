@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))   # the sibling benchma
 
 from kit.reliability import KINDS, run  # noqa: E402
 from kit.trace import Table  # noqa: E402
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 FAULTS = [("raise", {}), ("timeout", {}), ("empty", {}), ("junk", {}),
           ("outage", {"outage": 10}), ("outage", {"outage": 100}),
@@ -36,14 +37,12 @@ def fault_rows(quick: bool = False) -> list[dict]:
     """One row per memory kind, fallback and fault (see the module docstring); ``quick``:
     400 messages and no 1,000-message outage."""
     rows = []
-    for fallback in (True, False):
-        for kind in KINDS:
-            for fault, options in FAULTS:
-                if quick and options.get("outage", 0) >= 1000:
-                    continue
-                if quick:
-                    options = {**options, "messages": 400}
-                rows.append(run(kind, fault, fallback=fallback, **options))
+    cells = [(fallback, kind, fault, options) for fallback in (True, False) for kind in KINDS
+             for fault, options in FAULTS if not (quick and options.get("outage", 0) >= 1000)]
+    for fallback, kind, fault, options in progress(cells, "fault runs"):
+        if quick:
+            options = {**options, "messages": 400}
+        rows.append(run(kind, fault, fallback=fallback, **options))
     return rows
 
 

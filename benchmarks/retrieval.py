@@ -31,6 +31,7 @@ from kit.rag.documents import Chunk, load_corpus
 from kit.rag.goldset import load_eval_set
 from kit.rag.retrieval import BM25Retriever, HybridRetriever, KeywordRetriever
 from kit.trace import Table
+from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
 COMMON = ("order refund delivery parcel payment account return courier invoice store "
           "credit warranty shipping address card transfer balance points gift status "
@@ -130,10 +131,11 @@ def main() -> None:
     for size in sizes:
         corpora.append(("generated", *generated_corpus(size, args.queries, args.seed)))
     rows = []
-    for name, corpus, pairs in corpora:
-        for retriever, factory in RETRIEVERS.items():
-            rows.append([name, f"{len(corpus):,}", len(pairs), retriever,
-                         *measure(factory, corpus, pairs, ks)])
+    runs = [(name, corpus, pairs, retriever, factory) for name, corpus, pairs in corpora
+            for retriever, factory in RETRIEVERS.items()]
+    for name, corpus, pairs, retriever, factory in progress(runs, "retrieval runs"):
+        rows.append([name, f"{len(corpus):,}", len(pairs), retriever,
+                     *measure(factory, corpus, pairs, ks)])
     print(Table(["corpus", "chunks", "queries", "retriever", "build (ms)", "p50 (ms)",
                  "p95 (ms)", *(f"recall@{k}" for k in ks), "add 1 + rebuild (ms)"], rows))
 

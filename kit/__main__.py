@@ -120,9 +120,16 @@ def _drill(args: argparse.Namespace) -> int:
     if args.list or not args.name:
         for drill in drills():
             print(f"{drill.name:<22} {drill.minutes:>3} min  {drill.title}  "
-                  f"(notebooks/drills/{drill.notebook}.ipynb)")
+                  f"(work/drills/{drill.notebook}.ipynb)")
         return 0
     drill = get(args.name)
+    if args.spec or args.hint is not None:
+        from kit.drills import hint_text, spec_text
+        print(spec_text(drill.name) if args.hint is None else hint_text(drill.name, args.hint))
+        if args.hint is None:
+            print(f"\nHints, one level at a time: python -m kit drill {drill.name} --hint 1 "
+                  f"(then 2, then 3)")
+        return 0
     if args.start:
         repo = Path(__file__).resolve().parents[1]
         starter = repo / "notebooks" / "drills" / f"{drill.notebook}.py"
@@ -141,7 +148,8 @@ def _drill(args: argparse.Namespace) -> int:
         print(f"{drill.title}: {drill.minutes} min, from now. "
               f"{'Your file is kept: ' if kept else ''}write {drill.symbol} in {target}, then "
               f"run:\n  {_python()} -m kit drill {drill.name} {target}\n"
-              f"The spec, hints and follow-ups: notebooks/drills/{drill.notebook}.ipynb")
+              f"The spec: {_python()} -m kit drill {drill.name} --spec; hints one at a "
+              f"time: --hint 1, 2, 3; the notebook: work/drills/{drill.notebook}.ipynb")
         return 0
     if not args.file:
         raise ValueError(f"name the file with your {drill.symbol}: "
@@ -227,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     drill.add_argument("--list", action="store_true", help="list the drills")
     drill.add_argument("--start", action="store_true",
                        help="copy the starter to work/drills/ (or FILE) and start the clock")
+    drill.add_argument("--spec", action="store_true",
+                       help="print the drill's spec and worked examples")
+    drill.add_argument("--hint", type=int, choices=(1, 2, 3),
+                       help="print one hint of the ladder: 1 nudge, 2 approach, 3 pseudo-code")
     drill.add_argument("--timeout", type=float, default=300,
                        help="seconds the check may take before it counts as failed (300)")
     drill.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -7,7 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["plot_sizes", "plot_costs"]
+__all__ = ["plot_sizes", "plot_costs", "LINE_STYLES"]
+
+#: One style per line, in order: the first wide and pale, the next ones thinner, dashed or
+#: dotted and marked, drawn on top; so a line that coincides with another (full history
+#: and summary memory before the first compaction) stays visible.
+LINE_STYLES = (
+    {"linestyle": "-", "linewidth": 4.5, "alpha": 0.45},
+    {"linestyle": "--", "linewidth": 1.8, "marker": "o", "markersize": 3.5},
+    {"linestyle": ":", "linewidth": 2.2, "marker": "s", "markersize": 3.5},
+    {"linestyle": "-.", "linewidth": 1.8, "marker": "^", "markersize": 3.5},
+)
+
+
+def _style(index: int) -> dict:
+    return LINE_STYLES[index % len(LINE_STYLES)]
 
 
 def _axes(ax):
@@ -21,14 +35,15 @@ def _axes(ax):
 
 def plot_sizes(sizes: Mapping[str, Sequence[int]], unit: str = "tokens",
                budget: int | None = None, ax=None):
-    """Context size after each message, one line per strategy.
+    """Context size after each message, one line per strategy, each in its own style
+    (:data:`LINE_STYLES`), so lines that coincide all stay visible.
 
     ``sizes``: ``{"full history": [7, 11, ...], ...}`` in ``unit``; ``budget`` draws a
     dashed horizontal line.
     """
     ax = _axes(ax)
-    for name, values in sizes.items():
-        ax.plot(range(1, len(values) + 1), values, label=name)
+    for index, (name, values) in enumerate(sizes.items()):
+        ax.plot(range(1, len(values) + 1), values, label=name, **_style(index))
     if budget is not None:
         ax.axhline(budget, linestyle="--", color="grey", label=f"budget ({budget} {unit})")
     ax.set_xlabel("message number")
@@ -45,8 +60,8 @@ def plot_costs(costs: Mapping[str, Sequence[int]], unit: str = "tokens", ax=None
     :func:`kit.conversations.prompt_costs`. Full history grows quadratically.
     """
     ax = _axes(ax)
-    for name, values in costs.items():
-        ax.plot(range(1, len(values) + 1), values, label=name)
+    for index, (name, values) in enumerate(costs.items()):
+        ax.plot(range(1, len(values) + 1), values, label=name, **_style(index))
     ax.set_xlabel("model call (user message)")
     ax.set_ylabel(f"total prompt {unit} sent")
     ax.set_title("Cumulative prompt cost")

@@ -348,3 +348,20 @@ def test_serve_load_benchmark_lists_every_configuration_and_checks_the_order():
                             rf"(within|NOT within) 1\.25x \+ 10 ms", line), line
     assert lines[at + 13:] == ["order check: passed: every session's turn log complete and in "
                                "order (based_on == turn - 1), no failed request"]
+
+
+def test_a_long_benchmark_shows_progress_on_stderr_and_a_short_one_nothing(capsys):
+    """benchmarks/progress.py: the bar goes to the file given (standard error by default)
+    once the loop has run for `delay` seconds; a loop shorter than that prints nothing."""
+    import io
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from progress import DELAY, progress
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    shown = io.StringIO()
+    assert list(progress(range(3), "runs", delay=0, file=shown)) == [0, 1, 2]
+    assert "runs:" in shown.getvalue() and "/3" in shown.getvalue()
+    assert list(progress(range(3), "quick runs")) == [0, 1, 2] and DELAY >= 10
+    out, err = capsys.readouterr()
+    assert "quick runs" not in out + err

@@ -229,8 +229,9 @@ class NoAsk:
     (MissingField, ["cited_ids", "should return a dict"]),
     (ChunksNotIds, ["chunk_ids should be a list of chunk ids", "c.id"]),
     (OneArgumentModel, ["chat model", "two strings"]),
-    (WrapsTheError, ["should raise TimeoutError", "got RuntimeError", "unchanged"]),
-    (IgnoresTopK, ["top_k=1", "k=1", "self.top_k"]),
+    (WrapsTheError, ["should raise TimeoutError", "got RuntimeError",
+                     "Rule: a model error in the answer call propagates out of ask"]),
+    (IgnoresTopK, ["top_k=1", "k=1", "Rule: retriever.search(query, top_k)"]),
     (OwnMarkerIds, ["two chunks cited", "(sources: c1, c2)", "markers_to_ids"]),
     (NoAsk, ["has no ask method"]),
     (lambda **kwargs: None, ["has no ask method"]),
@@ -300,3 +301,29 @@ def test_a_failure_names_the_learners_line():
                                  if m.name == "rewrite-without-fallback")).value
     assert isinstance(failure.__cause__, TimeoutError)
     assert "a rewrite call that raises, turn 2" in str(failure)
+
+
+@pytest.mark.parametrize("wrong", [WrapsTheError, IgnoresTopK, OwnMarkerIds],
+                         ids=["wraps-the-error", "ignores-top-k", "own-marker-ids"])
+def test_an_unregistered_mistake_gets_the_rule_and_no_other_mistakes_hint(wrong, rejects):
+    from kit.checks.hints import blamed
+    message = str(rejects(check_chatbot_turn, wrong, "Rule: "))
+    assert blamed(message, "chatbot turn") == [] and "Hint:" not in message, message
+
+
+def test_citations_taken_from_the_final_answer_are_not_blamed_on_another_mistake(rejects):
+    """The cited ids read from the answer the user got (a refusal has no markers) instead
+    of the draft: no registered mistake gives these outputs, so the box states the rule
+    (not "off by one", which a learner who numbers from 1 did not make)."""
+    from kit.checks.hints import blamed
+    from kit.mistakes.chatbot import _Turn
+    from kit.rag.citations import parse_citations
+    from kit.rag.guardrail import check_citations
+
+    class CitesTheAnswer(_Turn):
+        def verdict(self, draft, chunks):
+            verdict = check_citations(draft, parse_citations(draft, chunks))
+            return verdict, parse_citations(verdict.answer, chunks).chunk_ids
+
+    message = str(rejects(check_chatbot_turn, CitesTheAnswer))
+    assert blamed(message, "chatbot turn") == [], message

@@ -189,7 +189,7 @@ def test_the_registries_hold_the_typical_mistakes():
     assert {m.name for m in mistakes(STORE)} == {
         "token-reset-on-release", "never-expires", "expiry-off-by-one",
         "counts-refused-acquires", "renew-after-expiry", "stale-release", "no-fencing",
-        "commit-ignores-expiry"}
+        "commit-ignores-expiry", "renew-fixed-ttl", "renew-from-old-expiry"}
 
 
 class CopiesData(_Leases):
@@ -297,3 +297,20 @@ def test_a_rule_the_registry_does_not_name_gets_the_general_hint(rejects):
     case as it does, so the hint is the rule itself, not another mistake's."""
     rejects(check_may_commit, lambda token, current, expires_at, now:
             token >= current and now < expires_at, "not a newer one the store never handed out")
+
+
+@pytest.mark.parametrize("wrong", [CopiesData, OneCounterForAllKeys, WritesLeasesIntoData],
+                         ids=["copies-data", "one-counter", "leases-in-data"])
+def test_an_unregistered_store_gets_the_rule_and_no_other_mistakes_hint(wrong, rejects):
+    from kit.checks.hints import blamed
+    message = str(rejects(check_lease_store, wrong, "Rule: "))
+    assert blamed(message, STORE) == [] and "Hint:" not in message, message
+
+
+def test_a_renew_uses_the_leases_own_ttl_from_now(rejects):
+    """A lease of 4 s renewed at 2 s runs to 6 s: not 12 (a fixed 10 s), not 8 (from the
+    old expiry); each wrong renew gets its own hint."""
+    by_name = {m.name: m.answer for m in mistakes(STORE)}
+    rejects(check_lease_store, by_name["renew-fixed-ttl"],
+            "a renew extends by the lease's own ttl", "the ttl the lease was acquired with")
+    rejects(check_lease_store, by_name["renew-from-old-expiry"], "not expires_at + ttl")

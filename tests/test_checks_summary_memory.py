@@ -10,7 +10,7 @@ import pytest
 
 from kit.checks import CheckFailed
 from kit.checks.summary_memory import check_summary_memory
-from kit.memory import SummaryMemory, build_summary_prompt
+from kit.memory import SummaryMemory, build_summary_prompt, split_for_compaction
 from kit.messages import Message, make_message
 from kit.mistakes import mistakes
 
@@ -265,3 +265,46 @@ def test_a_memory_that_forgets_its_summary_after_a_failure_is_caught(rejects):
                 self.failed = True
                 raise
     rejects(check_summary_memory, Forgets, "should start from the same summary")
+
+
+# -- wrong answers that are not in the registry: the rule, and no mistake's hint --------
+from kit.checks.hints import blamed                      # noqa: E402
+from kit.mistakes.summary import _Sound                  # noqa: E402
+
+
+class KeepsTwoMore(_Sound):            # folds all but keep_recent + 2
+    def split(self):
+        return split_for_compaction(self.turns, self.keep_recent + 2)
+
+
+class SummaryAfterTurns(_Sound):       # the summary's system message after the turns
+    def messages(self):
+        chat = [{"role": m.role, "content": m.content} for m in self.turns]
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        tail = [{"role": "system", "content": f"Summary: {self.summary}"}] if self.summary else []
+        return head + chat + tail
+
+
+class KeepsFoldedSizes(_Sound):        # never subtracts the folded turns from the total
+    def compact(self):
+        total = self.turns_size
+        super().compact()
+        self.turns_size = total
+
+
+@pytest.mark.parametrize("wrong", [KeepsTwoMore, SummaryAfterTurns, KeepsFoldedSizes],
+                         ids=lambda c: c.__name__)
+def test_an_unregistered_mistake_gets_the_rule_and_no_other_mistakes_hint(wrong, rejects):
+    message = str(rejects(check_summary_memory, wrong, "Rule: "))
+    assert blamed(message, NAME) == [] and "Hint:" not in message, message
+
+
+def test_the_new_classes_of_cases_are_checked(rejects):
+    """Over budget with at most keep_recent turns; reads that measure; edited dicts."""
+    by_name = {m.name: m for m in mistakes(NAME)}
+    rejects(check_summary_memory, by_name["budget-beats-keep-recent"].answer,
+            "keep_recent wins over the budget")
+    rejects(check_summary_memory, by_name["size-measures-on-read"].answer,
+            "reading size, context() and messages() twice called the measure")
+    rejects(check_summary_memory, by_name["messages-share-dicts"].answer,
+            "after the caller edited the dicts")

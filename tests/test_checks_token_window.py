@@ -12,6 +12,7 @@ import pytest
 
 from kit.checks import CheckFailed
 from kit.checks import token_window as checks
+from kit.checks.hints import blamed
 from kit.checks.token_window import CASES, _system, _text, check_token_window
 from kit.memory import TokenWindow
 from kit.mistakes import mistakes
@@ -187,7 +188,7 @@ def test_messages_without_the_system_prompt_are_named(rejects):
         def messages(self):
             return super().messages()[1:] if self.system else super().messages()
     rejects(check_token_window, NoSystemMessage, 'case "nothing to evict"',
-            "should start with the system prompt")
+            "Rule: rule 1: the system prompt is pinned")
 
 
 def test_a_context_that_drops_a_message_is_named(rejects):
@@ -243,3 +244,52 @@ def test_the_check_is_fast_and_deterministic(capsys):
     check_token_window(DequeWindow)
     assert capsys.readouterr().out == first
     assert checks._long_case() == checks._long_case() == CASES[-1]    # seeded
+
+
+# -- wrong answers that are not in the registry: a neutral box, no other mistake named --
+class EvictsNewest(DequeWindow):        # pops the newest kept message, not the oldest
+    def _pop(self):
+        self.size -= self.kept.pop()["tokens"] if len(self.kept) > 1 else \
+            self.kept.popleft()["tokens"]
+        self.evicted += 1
+
+
+class DropsRepliesNoQuestionFollows(DequeWindow):   # after a slide, drops every leading reply
+    def add(self, role, content):
+        super().add(role, content)
+        while self.evicted and len(self.kept) > 1 and self.kept[0]["role"] == "assistant":
+            self._pop()
+
+
+class NewestFirst(DequeWindow):         # messages() newest first
+    def messages(self):
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        return head + [{"role": m["role"], "content": m["content"]}
+                       for m in reversed(self.kept)]
+
+
+class ForgetsAfterRefusal(DequeWindow):    # a refusal empties the slid flag: greeting rule
+    def _refuse(self, tokens):
+        if self.fixed + tokens > self.budget:
+            self.evicted = 0
+            raise ValueError("too big")
+
+
+@pytest.mark.parametrize("wrong", [EvictsNewest, DropsRepliesNoQuestionFollows, NewestFirst,
+                                   ForgetsAfterRefusal],
+                         ids=lambda c: c.__name__)
+def test_an_unregistered_mistake_gets_the_rule_and_no_other_mistakes_hint(wrong, rejects):
+    message = str(rejects(check_token_window, wrong, "Rule: "))
+    assert blamed(message, NAME) == [] and "Hint:" not in message, message
+
+
+def test_the_new_classes_of_cases_are_checked(rejects):
+    """Slid then a question without an eviction; a refusal before the greeting; a
+    returned dict edited by the caller."""
+    by_name = {m.name: m for m in mistakes(NAME)}
+    rejects(check_token_window, by_name["orphans-only-on-eviction"].answer,
+            'case "replies kept, then a question"', "once the window has slid")
+    rejects(check_token_window, by_name["refused-takes-a-number"].answer,
+            'case "a refusal, then a greeting"', "a refused message takes no number")
+    rejects(check_token_window, by_name["messages-share-dicts"].answer,
+            "after the caller edited the dicts", "returned the dicts it keeps")

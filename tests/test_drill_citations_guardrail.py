@@ -101,3 +101,17 @@ def test_load_answer_and_the_command_line(tmp_path):
                               cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert done.returncode == code, done.stdout + done.stderr
         assert f"Drill {DRILL.name}" in done.stdout
+
+
+def newest_first(draft, chunks):
+    """Wrong, and not registered: the cited ids newest first."""
+    answer, ids = expected_answer(draft, chunks)
+    return answer, list(reversed(ids))
+
+
+def test_an_unregistered_mistake_gets_the_rule_and_no_other_mistakes_hint():
+    from kit.checks.hints import blamed
+    rows = {c: (ok, detail) for c, ok, detail in run(DRILL.name, newest_first).rows}
+    ok, detail = rows["correctness"]
+    assert not ok and "Rule: " in detail and "Hint:" not in detail, detail
+    assert blamed(detail, DRILL.mechanism) == [], detail

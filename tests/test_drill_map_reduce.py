@@ -36,7 +36,7 @@ def test_the_model_solution_passes_every_category():
     assert report.passed, report.text()
     assert [(c, ok, d) for c, ok, d in report.rows] == [
         ("correctness", True, "3 cases"), ("failure safety", True, "5 cases"),
-        ("edge cases", True, "4 cases"), ("complexity", True, "2 cases")]
+        ("edge cases", True, "4 cases"), ("complexity", True, "5 cases")]
 
 
 WRONG = mistakes(DRILL.mechanism)
@@ -46,6 +46,7 @@ WRONG = mistakes(DRILL.mechanism)
     ("no-round-limit", "failure safety"), ("no-progress-check", "failure safety"),
     ("ignores-max-rounds", "failure safety"), ("batches-by-count", "complexity"),
     ("summarises-a-lone-summary", "edge cases"), ("drops-an-oversize-item", "edge cases"),
+    ("packs-below-window", "complexity"), ("refuses-after-calls", "edge cases"),
     ("re-summarises-the-top", "correctness")])
 def test_mistakes_fail_the_category_they_belong_to(name, category):
     wrong = next(m for m in WRONG if m.name == name)

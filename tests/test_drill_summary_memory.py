@@ -44,8 +44,8 @@ def test_the_model_solution_passes_every_category():
     report = run(DRILL.name, answer())
     assert report.passed, report.text()
     assert [(c, ok, d) for c, ok, d in report.rows] == [
-        ("correctness", True, "56 cases"), ("failure safety", True, "60 cases"),
-        ("edge cases", True, "58 cases"), ("complexity", True, "1 case")]
+        ("correctness", True, "56 cases"), ("failure safety", True, "62 cases"),
+        ("edge cases", True, "68 cases"), ("complexity", True, "1 case")]
 
 
 @pytest.mark.parametrize("right", [kit_memory, _Sound], ids=["kit", "sound"])
@@ -56,7 +56,7 @@ def test_other_right_designs_pass(right):
 def test_the_parts_add_up_to_the_lesson_check(capsys):
     total = sum(part(kit_memory) for part in checker.PARTS)
     checker.check_summary_memory(kit_memory)
-    assert total == 175
+    assert total == 187
     assert capsys.readouterr().out == f"PASS summary memory: {total} cases correct\n"
     assert set(checker.PARTS) == set(checker.RUBRIC.values())
 
@@ -72,7 +72,8 @@ WRONG = mistakes(DRILL.mechanism)
     ("compacts-at-budget", "edge cases"), ("recounts-every-add", "complexity"),
     ("summary-not-counted", "correctness"), ("resummarises-transcript", "correctness"),
     ("overwrites-summary", "correctness"), ("ignores-measure", "correctness"),
-    ("summary-only-in-context", "correctness")])
+    ("summary-only-in-context", "correctness"), ("budget-beats-keep-recent", "edge cases"),
+    ("size-measures-on-read", "complexity"), ("messages-share-dicts", "failure safety")])
 def test_mistakes_fail_the_category_they_belong_to(name, category):
     wrong = next(m for m in WRONG if m.name == name)
     rows = {c: (ok, detail) for c, ok, detail in run(DRILL.name, wrong.answer).rows}

@@ -39,15 +39,15 @@ def test_the_model_solution_passes_every_category():
     report = run(DRILL.name, answer())
     assert report.passed, report.text()
     assert [(c, ok, d) for c, ok, d in report.rows] == [
-        ("correctness", True, "10 cases"), ("failure safety", True, "65 cases"),
-        ("edge cases", True, "16 cases"), ("complexity", True, "4 cases")]
+        ("correctness", True, "10 cases"), ("failure safety", True, "75 cases"),
+        ("edge cases", True, "20 cases"), ("complexity", True, "4 cases")]
 
 
 def test_the_kit_class_passes_and_the_parts_add_up_to_the_lesson_check(capsys):
     assert run(DRILL.name, TokenWindow).passed
     total = sum(part(TokenWindow) for part in checker.PARTS)
     checker.check_token_window(TokenWindow)
-    assert total == 95
+    assert total == 109
     assert capsys.readouterr().out == f"PASS token window: {total} cases correct\n"
     assert set(checker.PARTS) == set(checker.RUBRIC.values())
 
@@ -63,14 +63,15 @@ WRONG = mistakes(DRILL.mechanism)
     ("context-without-system", "edge cases"), ("accepts-oversized", "failure safety"),
     ("raises-after-evicting", "failure safety"), ("zero-slice", "failure safety"),
     ("messages-aliased", "failure safety"), ("evicts-before-append", "correctness"),
-    ("size-counts-labels", "correctness")])
+    ("size-counts-labels", "correctness"), ("orphans-only-on-eviction", "edge cases"),
+    ("refused-takes-a-number", "failure safety"), ("messages-share-dicts", "failure safety")])
 def test_mistakes_fail_the_category_they_belong_to(name, category):
     wrong = next(m for m in WRONG if m.name == name)
     rows = {c: (ok, detail) for c, ok, detail in run(DRILL.name, wrong.answer).rows}
     assert not rows[category][0] and wrong.hint in rows[category][1], rows[category]
 
 
-@pytest.mark.parametrize("name", ["recounts-every-add", "drops-greeting", "accepts-oversized",
+@pytest.mark.parametrize("name", ["recounts-every-add", "raises-after-evicting", "accepts-oversized",
                                   "messages-aliased"])
 def test_a_mistake_of_one_kind_passes_the_other_categories(name):
     """The rubric separates the kinds: a complexity, an edge-case or a failure-safety

@@ -194,3 +194,22 @@ def test_a_cache_a_kit_module_fills_lazily_is_not_tampering(fake, monkeypatch):
     assert drills_module._tampered() == ""
     monkeypatch.setattr(turn_index, "recall_tokenize", lambda text: [])   # a function
     assert drills_module._tampered() == "kit.ranking.bm25.recall_tokenize"
+
+
+def test_a_terminal_user_reads_the_spec_and_one_hint_at_a_time():
+    """`--spec` prints the spec with its worked examples; `--hint N` prints hint N alone;
+    `--list` points at the learner's copies in work/drills/."""
+    for drill in drills_module.drills():
+        spec = drills_module.spec_text(drill.name)
+        assert spec.startswith("# Drill ") and drill.title in spec and "<details>" not in spec
+        hints = [drills_module.hint_text(drill.name, level) for level in (1, 2, 3)]
+        assert [h.split(" ", 2)[:2] for h in hints] == [["Hint", "1"], ["Hint", "2"],
+                                                       ["Hint", "3"]]
+        assert hints[1].split("\n\n", 1)[1] not in hints[0]
+    with pytest.raises(ValueError, match="not 4"):
+        drills_module.hint_text("token-window", 4)
+    shown = cli("summary-memory", "--hint", "1")
+    assert shown.returncode == 0 and shown.stdout.startswith("Hint 1") \
+        and "Hint 2" not in shown.stdout.split("\n", 1)[1], shown.stdout
+    listed = cli("--list").stdout
+    assert "work/drills/01_token_window.ipynb" in listed and "notebooks/" not in listed

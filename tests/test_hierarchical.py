@@ -222,9 +222,10 @@ def test_each_item_and_summary_is_measured_once():
                                   measure=measure)
     summaries, top = len(result.summaries), len(result.levels[-1])
     # 2 headers checked up front, 1 header per level, each item's line, each prompt once,
-    # each summary's text, and the line of each summary that goes on to the next level
-    assert measure.calls == (2 + len(result.levels) + len(items) + result.calls + summaries
-                             + summaries - top)
+    # each summary's text, and the line of each summary that goes on to the next level;
+    # plus at most one probe per batch whose next entry might still fit exactly
+    base = 2 + len(result.levels) + len(items) + result.calls + summaries + summaries - top
+    assert base <= measure.calls <= base + result.calls, (base, measure.calls)
 
 
 # --- depth: single vs hierarchical -------------------------------------------------------

@@ -1,4 +1,5 @@
 """Unit tests of tools/lessons.py on small in-memory and throwaway notebooks."""
+import json
 import shutil
 import subprocess
 import sys
@@ -424,3 +425,15 @@ def test_coalesce_streams_merges_adjacent_prints_of_one_stream():
     lessons.coalesce_streams(nb)
     assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
         ("stdout", "PASS x\n"), ("stderr", "warn\n"), ("stdout", "b\n")]
+
+
+def test_the_lab_of_the_environment_does_not_ask_about_news(tmp_path):
+    """`workspace` (run by make lab, the commands without make, conda and Binder) writes
+    the news setting into the environment's own JupyterLab settings, keeping others."""
+    settings = tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}')
+    assert lessons.quiet_lab(tmp_path) == settings
+    written = json.loads(settings.read_text())
+    assert written["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert written["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}

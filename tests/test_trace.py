@@ -73,6 +73,19 @@ def test_plots_draw_one_line_per_strategy():
     plt.close("all")
 
 
+def test_lines_that_coincide_stay_visible():
+    """The explorer's full history and summary memory are equal until the first
+    compaction: each line has its own style, the later ones thinner and marked on top."""
+    from kit.plots import plot_sizes
+    _, sizes, _ = explore_summary(LAPTOP_TURNS, budget=40, keep_recent=2)
+    assert sizes["full history"] == sizes["summary memory"]          # they coincide here
+    full, summary = plot_sizes(sizes, "words").get_lines()
+    assert full.get_linestyle() != summary.get_linestyle()
+    assert summary.get_linewidth() < full.get_linewidth() and summary.get_marker() != "None"
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
 def test_summary_explorer_builds_widgets():
     from kit.widgets import summary_explorer
     box = summary_explorer(LAPTOP_TURNS)

@@ -83,7 +83,7 @@ SOLUTION_NOTE = ("*Your copy of this lesson: the worked solution, with every ans
 __all__ = [
     "lesson_paths", "read", "render", "replace_solutions", "learner_version",
     "run", "error_output", "coalesce_streams", "static_widget_outputs", "execute", "expected_notebooks", "digest",
-    "manifest", "manifest_text", "all_paths", "drill_starter", "plan", "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace",
+    "manifest", "manifest_text", "all_paths", "drill_starter", "plan", "drift", "holds_learner_work", "generate", "kernel_language_info", "workspace", "quiet_lab", "NO_NEWS",
     "backup_path", "reset",
     "main",
 ]
@@ -450,6 +450,32 @@ def learner_folder(dest: Path | str | None) -> Path:
     return folder
 
 
+#: JupyterLab's "get notified about official Jupyter news?" pop-up would cover the first
+#: lesson: the lab of this environment does not ask, and fetches no news (no network).
+NO_NEWS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                           "checkForUpdates": False}}
+
+
+def quiet_lab(prefix: Path | None = None) -> Path | None:
+    """Write ``NO_NEWS`` into ``<prefix>/share/jupyter/lab/settings/overrides.json`` (the
+    defaults of the JupyterLab installed in that environment, default ``sys.prefix``: the
+    .venv or conda env the kit was installed in), keeping any other setting there; the
+    user's own settings are not touched. Returns the file, or None when the environment
+    is read-only (the lab then asks, as it would anyway)."""
+    path = Path(prefix or sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        if not isinstance(settings, dict):
+            settings = {}
+        for plugin, values in NO_NEWS.items():
+            settings[plugin] = {**settings.get(plugin, {}), **values}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+    return path
+
+
 def workspace(dest: Path | None = None) -> list[str]:
     """Copy each lesson of notebooks/ that `dest` (default work/) lacks; return the
     names created. Never changes a file (or link) that exists: the learner's work stays.
@@ -543,6 +569,7 @@ def main(argv: list[str] | None = None) -> int:
             changes = generate(force=args.force)
             print("\n".join(changes) or "notebooks/ already up to date")
         elif args.command == "workspace":
+            quiet_lab()                       # no news pop-up over the first lesson
             created = workspace(args.dest)
             folder = learner_folder(args.dest).name
             print(f"{folder}/: copied {', '.join(created)}" if created

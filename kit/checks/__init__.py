@@ -32,7 +32,9 @@ never the checker's own source.
 
 The whole-mechanism checkers see the learner's object only through the protocol of
 :mod:`kit.checks.protocol`; the wrong answers they are tested against live in
-:mod:`kit.mistakes`.
+:mod:`kit.mistakes`. :mod:`kit.checks.hints` decides what a failure box may say: a
+registered mistake's hint only when that mistake gives the learner's very outputs up to the
+failing case, else the rule of the spec that the case breaks.
 
 Helpers here: :func:`call_learner` (calls the learner's function and turns the stub's
 NotImplementedError, or any exception a checker does not expect, into a
@@ -127,13 +129,15 @@ def _paragraphs(message: str) -> list[str]:
     own."""
     head, _, hint = message.rpartition(" Hint: ") if " Hint: " in message else (message, "", "")
     head, _, why = head.rpartition(" Why: ") if " Why: " in head else (head, "", "")
+    head, _, rule = head.rpartition(" Rule: ") if " Rule: " in head else (head, "", "")
     lines = [line for line in head.splitlines() if line.strip()]
-    return lines + ([f"Why: {why}"] if why else []) + ([f"Hint: {hint}"] if hint else [])
+    return (lines + ([f"Rule: {rule}"] if rule else []) + ([f"Why: {why}"] if why else [])
+            + ([f"Hint: {hint}"] if hint else []))
 
 
 def failure_box(exc: CheckFailed, width: int = _BOX_WIDTH) -> list[str]:
     """A failed check as a few short lines: a title naming the check, the message
-    (its "Why:" and "Hint:" on lines of their own, wrapped to ``width`` characters, at
+    (its "Rule:", "Why:" and "Hint:" on lines of their own, wrapped to ``width`` characters, at
     most 16 lines) and, when the learner's code raised, the line of it that did. No
     checker source, no control characters."""
     checks = [code.co_name for code, _ in _frames(exc.__traceback__)
@@ -143,7 +147,7 @@ def failure_box(exc: CheckFailed, width: int = _BOX_WIDTH) -> list[str]:
     body = []
     for paragraph in _paragraphs(safe_text(exc, width * _BOX_LINES).strip()):
         label, _, rest = paragraph.partition(": ")
-        if label in ("Why", "Hint"):
+        if label in ("Rule", "Why", "Hint"):
             paragraph = f"{_BOLD}{label}:{_PLAIN} {rest}"
         body += textwrap.wrap(paragraph, width - 2, initial_indent="  ",
                               subsequent_indent="    ") or [""]

@@ -51,6 +51,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from kit.checks import CheckFailed, call_learner, expect, passed
+from kit.checks.hints import judge, judged
 from kit.checks.protocol import state
 from kit.llm import FailingLLM, ScriptedLLM, ScriptExhaustedError, fact_listing_summariser
 from kit.memory import SummaryMemory
@@ -717,7 +718,49 @@ def check_chatbot_turn(cls: object) -> None:
     chunks numbered from [0] (off by one); markers saved instead of chunk ids; a model
     error swallowed instead of propagated; a model call when nothing was retrieved.
     """
-    cases = sum(part(cls) for part in (
+    passed("chatbot turn", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
+
+
+def _all_parts(cls: object) -> int:
+    """Every part, unjudged, in order: the turns passed."""
+    return sum(part.raw(cls) for part in (
         check_chatbot_turn_correctness, check_chatbot_turn_failure_safety,
         check_chatbot_turn_edge_cases, check_chatbot_turn_complexity))
-    passed("chatbot turn", cases)
+
+
+MECHANISM = "chatbot turn"           # its wrong answers in kit.mistakes
+#: The rule of the spec each kind of failure breaks (stated when no registered mistake
+#: reproduces the learner's outputs: :mod:`kit.checks.hints`).
+RULES = (
+    (r"should raise|raised", "a model error in the answer call propagates out of ask, every "
+                             "memory as it was; a failing rewrite call falls back to the raw "
+                             "question"),
+    (r"should leave session \S+ memory with", "after the turn's model calls returned and "
+                                              "the guardrail decided, the session's memory "
+                                              "gets the question and the answer the user got, "
+                                              "with the ids its valid markers cite "
+                                              "(markers_to_ids)"),
+    (r"memor", "one memory per session (memory_factory()), written only after the turn's "
+               "model calls returned and the guardrail decided: the question and the answer "
+               "the user got"),
+    (r"rewrite", "a rewrite call only when the session has history; a junk or empty rewrite "
+                 "is rejected and the raw question goes to retrieval"),
+    (r"search|send the query|retriev", "retriever.search(query, top_k) once per turn, with the "
+                                       "rewritten query (or the raw question)"),
+    (r"answer call|call the model", "one answer call llm(SYSTEM_PROMPT, build_answer_prompt("
+                                    "history, chunks, question)) when something was "
+                                    "retrieved, none otherwise"),
+    (r"should answer|return answer", "the user gets check_citations(draft, "
+                                     "parse_citations(draft, chunks)).answer: the draft when "
+                                     "its markers [n] are valid (chunks numbered from 1), the "
+                                     "refusal otherwise"),
+    (r"return (query|chunk_ids|cited_ids)", "the result holds the query sent to retrieval, "
+                                            "the ids of the chunks shown and the ids the "
+                                            "draft's valid markers cite"),
+)
+_DEFAULT = "the rules of the spec above the exercise"
+_judged = judged(MECHANISM, RULES, _DEFAULT)
+check_chatbot_turn_correctness = _judged(check_chatbot_turn_correctness)
+check_chatbot_turn_failure_safety = _judged(check_chatbot_turn_failure_safety)
+check_chatbot_turn_edge_cases = _judged(check_chatbot_turn_edge_cases)
+check_chatbot_turn_complexity = _judged(check_chatbot_turn_complexity)

@@ -15,9 +15,10 @@
   counts its levels).
 
 Map: pack the items greedily and in order (a batch takes the next item while it holds
-fewer than ``batch_size`` and the prompt with that item still fits the window) and
-summarise each batch, a batch of one item too. An item whose prompt alone is over the
-window: raise ValueError naming its id. Reduce: pack the summaries the same way; a batch
+fewer than ``batch_size`` and the prompt with that item is at most ``window`` tokens: a
+prompt of exactly ``window`` fits) and summarise each batch, a batch of one item too. An
+item whose prompt alone is over the window: raise ValueError naming its id, before any
+call of ``summarise``. Reduce: pack the summaries the same way; a batch
 of two or more becomes one summary (one call), a batch of one summary is carried up
 unchanged, without a call. Stop when one summary is left, after ``max_rounds`` rounds,
 or before a round that would make no progress (every batch would hold one summary).
@@ -40,10 +41,11 @@ The cases come in four parts, one per rubric category of the drill ``map-reduce`
 :func:`check_map_reduce_edge_cases` and :func:`check_map_reduce_complexity`;
 :func:`check_map_reduce` runs them in that order.
 
-Decision: the cases avoid prompts of exactly ``window`` tokens at the point where a batch
-closes, so any greedy rule that measures the prompt (or estimates each line once, as the
-kit does) gives the kit's batches; ``tests/test_checks_map_reduce.py`` pins this with an
-answer that measures every candidate prompt.
+The window rule is exact, the same in the statement, the kit's packer
+(:func:`kit.hierarchical.batching.pack_level`) and here: a prompt of exactly ``window``
+tokens fits (``<= window``). Three cases sit at an exact fit (window 81), just below (80)
+and just above (82). An item too large for any prompt is refused before any call of
+``summarise``.
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kit.checks import CheckFailed, call_learner, expect, passed, show_call
+from kit.checks.hints import judge, judged
 from kit.hierarchical import (ITEMS_HEADER, SUMMARIES_HEADER, ShrinkingStub,
                               first_sentence_summariser, hierarchical_summary,
                               parse_batch_prompt, sample_items)
@@ -128,6 +131,13 @@ _CASES = [
     _Case(_sample(12, 3), "halving", 99, 50, 10,
           "batches close on the window: 12 items -> 3 -> 2 (one carried up) -> 1, 5 calls",
           "complexity"),
+    _Case(_sample(12, 3), "halving", 80, 50, 10,
+          "just below an exact fit: 12 items -> 6 -> 3 -> 2 -> 1, 11 calls", "complexity"),
+    _Case(_sample(12, 3), "halving", 81, 50, 10,
+          "a prompt of exactly the window fits (81 tokens here): 12 items -> 5 -> 3 -> 2 -> "
+          "1, 9 calls", "complexity"),
+    _Case(_sample(12, 3), "halving", 82, 50, 10,
+          "just above an exact fit: the same batches as at 81", "complexity"),
     _Case(_sample(40, 2), "a third", 105, 5, 10,
           "40 items -> 10 -> 3 -> 1: 14 calls in 3 rounds"),
     _Case(_sample(20, 1), "does not shrink", 104, 10, 10,
@@ -311,11 +321,12 @@ def _reraise(*doubles: object) -> None:
             raise CheckFailed(str(failure)) from None
 
 
-def _run(map_reduce: Callable, case: _Case, expected: tuple = ()) -> tuple:
+def _run(map_reduce: Callable, case: _Case, expected: tuple = (), model: object = None
+         ) -> tuple:
     """The learner's answer and the two doubles; re-raises a failure a double recorded
     (even if the learner's code caught it)."""
     label = case.label
-    model, measure = _Summariser(case, label), _Measure(label)
+    model, measure = model or _Summariser(case, label), _Measure(label)
     given = list(case.items)
     try:
         got = call_learner(map_reduce, given, model, case.window, measure, case.batch_size,
@@ -425,12 +436,19 @@ def _check_case(map_reduce: Callable, case: _Case) -> None:
 def _check_oversize(map_reduce: Callable, case: _Case) -> None:
     label = case.label
     bad = _LONG[0]
+    model = _Summariser(case, label)
     try:
-        got, _ = _run(map_reduce, case, expected=(ValueError,))
+        got, _ = _run(map_reduce, case, expected=(ValueError,), model=model)
     except ValueError as error:
         expect(bad in str(error),
                f"{label} raised ValueError({str(error)!r:.100}): name the item, {bad!r}, so "
                f"that the caller knows which memory to split.")
+        expect(not model.prompts,
+               f"{label} raised ValueError naming {bad!r} after {len(model.prompts)} call"
+               f"{'s' * (len(model.prompts) != 1)} of summarise. Why: {case.why}; the calls "
+               f"made before the refusal are paid for and thrown away. Hint: check every "
+               f"item's prompt alone against the window first, and raise before any call of "
+               f"summarise.")
         return
     raise CheckFailed(f"{label} returned {got!r:.80}. Why: {case.why}. Hint: raise "
                       f"ValueError naming item {bad!r} instead (as make_batches does), "
@@ -476,6 +494,29 @@ def check_map_reduce_complexity(map_reduce: Callable) -> int:
     return _check_part(map_reduce, "complexity")
 
 
+MECHANISM = "map-reduce"            # its wrong answers in kit.mistakes
+#: The rule of the spec each kind of failure breaks (stated when no registered mistake
+#: reproduces the learner's outputs: :mod:`kit.checks.hints`).
+RULES = (
+    (r"ValueError", "an item whose prompt alone is over the window raises ValueError naming "
+                    "its id, before any call of summarise"),
+    (r"never sent|lost|covering items", "every item is summarised once in round 1 and every "
+                                        "summary left is returned, in order"),
+    (r"source ids", "a summary's ids are all the ids of the entries it merged, in order"),
+    (r"never returned|as a summary", "return the summaries summarise returned; round 1 "
+                                     "summarises every batch, a batch of one item too"),
+    (r"after \d+ rounds?|round", "stop when one summary is left, after max_rounds rounds (the "
+                                 "map is round 1), or before a round that would merge nothing"),
+    (r"called summarise|should return", "pack greedily and in order: a batch takes the next "
+                                        "entry while it holds fewer than batch_size and the "
+                                        "prompt with it is at most window tokens (exactly "
+                                        "window fits); one call per batch of the map and per "
+                                        "reduce batch of two or more; a lone summary is "
+                                        "carried up without a call"),
+)
+_DEFAULT = "the rules of the spec above the exercise"
+
+
 def check_map_reduce(map_reduce: Callable) -> None:
     """Check ``map_reduce(items, summarise, window, measure, batch_size, max_rounds)``:
     the four parts above, in order (correctness, failure safety, edge cases, complexity).
@@ -490,7 +531,18 @@ def check_map_reduce(map_reduce: Callable) -> None:
     too large for any prompt not refused with a ValueError naming it, and a changed
     ``items`` list. A failure the learner's code catches is still reported.
     """
-    cases = sum(part(map_reduce) for part in (
+    passed("map_reduce", judge(_all_parts, map_reduce, MECHANISM, RULES, _DEFAULT))
+
+
+def _all_parts(map_reduce: Callable) -> int:
+    """Every part, unjudged, in order: the cases passed."""
+    return sum(part.raw(map_reduce) for part in (
         check_map_reduce_correctness, check_map_reduce_failure_safety,
         check_map_reduce_edge_cases, check_map_reduce_complexity))
-    passed("map_reduce", cases)
+
+
+_judged = judged(MECHANISM, RULES, _DEFAULT)
+check_map_reduce_correctness = _judged(check_map_reduce_correctness)
+check_map_reduce_failure_safety = _judged(check_map_reduce_failure_safety)
+check_map_reduce_edge_cases = _judged(check_map_reduce_edge_cases)
+check_map_reduce_complexity = _judged(check_map_reduce_complexity)

@@ -23,7 +23,7 @@ import inspect
 
 from kit.checks import CheckFailed, call_learner, expect
 
-__all__ = ["PROTOCOL", "build", "add", "state", "size_of", "CheckerClock"]
+__all__ = ["PROTOCOL", "build", "add", "state", "size_of", "check_copies", "CheckerClock"]
 
 PROTOCOL = ("add", "context", "messages", "size")
 
@@ -92,3 +92,31 @@ def state(memory: object, name: str) -> tuple[str, list[dict], int]:
     expect(isinstance(messages, list) and all(isinstance(m, dict) for m in messages),
            f"{name}.messages() should return a list of dicts, got {messages!r:.80}")
     return context, copy.deepcopy(messages), size_of(memory, name)
+
+
+def check_copies(memory: object, name: str, where: str) -> int:
+    """``messages()`` returns a new list of new dicts: clearing the list it returned, or
+    editing one of its dicts, must not change what the next call returns. Raises
+    CheckFailed naming which (and ``where``: the case); returns 2 (the checks made)."""
+    shown = f"{where}: {name}.messages()"
+    first = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
+    kept = copy.deepcopy(first)
+    first.clear()
+    again = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
+    expect(again == kept,
+           f"{where}: after the caller cleared the list {name}.messages() returned, "
+           f"messages() gave {again!r:.80} instead of the {len(kept)} messages. Why: a "
+           f"caller that edits the request it sends (adds the question, trims it) would "
+           f"change the memory. Hint: {name}.messages() returned its own list; return a new "
+           f"list on every call (a list comprehension or list(...)).")
+    for message in again:
+        if isinstance(message, dict):
+            message["content"] = "edited by the caller"
+    third = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
+    expect(third == kept,
+           f"{where}: after the caller edited the dicts {name}.messages() returned, "
+           f"messages() gave {third!r:.80} instead of the {len(kept)} messages as they were. "
+           f"Why: a caller that redacts or trims a message it got would rewrite the memory. "
+           f"Hint: messages() returned the dicts it keeps: build new dicts on every call "
+           f"({{'role': ..., 'content': ...}} in a list comprehension).")
+    return 2

@@ -16,13 +16,17 @@ What the class must do (the rules of :class:`kit.memory.SummaryMemory`):
   :class:`kit.messages.Message` objects; the checker's summarisers read that layout),
   then the reply is the new summary and the old turns are gone. The split is
   :func:`kit.memory.split_for_compaction`'s: a reply never loses its question,
-  ``keep_recent=0`` folds everything. ``keep_recent`` wins over the budget.
+  ``keep_recent=0`` folds everything. ``keep_recent`` wins over the budget: over budget
+  with nothing older than the ``keep_recent`` newest turns, no call. ``keep_recent`` is
+  an even int >= 0: the checker passes 0, 2 and 4 (the kit's class also refuses an odd
+  one; the checker does not test that).
 - Compute first, then commit. If the summariser raises, the exception propagates out of
   ``add`` (as it is, or wrapped with it as the ``__cause__``) and nothing is lost: either
   the new message is kept and all else is unchanged (as the kit does), or the memory is
   exactly as before the add (the checker then adds the message again, as a caller
   would). The next compaction folds the larger span, from the same summary.
-- ``messages()``: first ``"system"`` messages (the system prompt, and the summary's text
+- ``messages()``: a new list of new dicts (the checker clears the list and edits the
+  dicts it got, then reads again): first ``"system"`` messages (the system prompt, and the summary's text
   verbatim inside one of them), then the verbatim turns as ``{"role", "content"}`` dicts,
   oldest first. ``context()``: a str holding the system prompt, the summary and the
   verbatim turns' texts, in that order (any labels).
@@ -51,7 +55,8 @@ The check, in order (sizes in words, one case in characters):
     call made in the same add (the prompt, the turns it folds: building the prompt from
     Message objects may measure them again) and on any summary the summariser returned.
     So measuring each message once, plus prompt building and summary measuring, passes;
-    re-measuring the verbatim turns on every add does not.
+    re-measuring the verbatim turns on every add does not. Then reading ``size``,
+    ``context()`` and ``messages()`` twice makes no measure call at all.
 (e) ``size`` is checked after every add of (a) against the kit's size (the summary and
     the system prompt counted), and after every successful add of (c) against
     measure(summary) + the verbatim texts.
@@ -63,8 +68,11 @@ naming the case, what was expected, what came back, why it matters and a hint. T
 is four parts, one per rubric category of the drill ``summary-memory`` (:data:`RUBRIC`;
 each returns the cases it passed): correctness ((a) on the laptop and shopping_chat(50),
 (b), (e)), edge cases ((a) on the other replays: a reply kept with its question,
-``keep_recent=0``, a system prompt in characters), failure safety ((c)) and complexity
-((d) and the summariser calls).
+``keep_recent=0``, over budget with at most ``keep_recent`` turns, a system prompt in
+characters), failure safety ((c), then ``messages()`` cleared and edited by the caller)
+and complexity ((d) and the summariser calls). A failure names a registered mistake only
+when that mistake gives the same outputs (:mod:`kit.checks.hints`), else the rule it
+breaks (:data:`RULES`).
 """
 from __future__ import annotations
 
@@ -73,7 +81,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kit.checks import CheckFailed, Turns, as_messages, expect, passed
-from kit.checks.protocol import add, build, state
+from kit.checks.hints import judge, judged
+from kit.checks.protocol import add, build, check_copies, state
 from kit.conversations import (LAPTOP_TURNS, PLANTED_FACTS, facts_in, laptop_memory,
                                shopping_chat)
 from kit.llm import FailingLLM, fact_listing_summariser, prompt_following_summariser
@@ -144,7 +153,9 @@ class _Summariser:
 
     def reraise_misuse(self) -> None:
         if self.misuse is not None:
-            raise CheckFailed(str(self.misuse)) from None
+            failure = CheckFailed(str(self.misuse))
+            failure.observed = True        # it says what the call was: no cause guessed
+            raise failure from None
 
 
 def _keeps_facts(prompt: str) -> str:
@@ -197,6 +208,11 @@ _CASES = [
           why="the planted facts of message 1 must survive 21 compactions", extra={"facts": True}),
     _Case("shopping_chat(24, seed=1)", shopping_chat(24, seed=1), 40, 0, count_words,
           _keeps_facts, why="keep_recent=0 folds every turn, the newest too"),
+    _Case("shopping_chat(10, seed=3)", shopping_chat(10, seed=3), 20, 4, count_words,
+          _keeps_facts, why="keep_recent wins over the budget: over budget from message 2, "
+                            "but nothing is older than the 4 newest turns until message 5, "
+                            "and message 5's split moves back to a question: the first "
+                            "compaction is at message 6"),
     _Case("shopping_chat(30, seed=2)", shopping_chat(30, seed=2), 400, 2, count_characters,
           _keeps_facts, system="You are the shop's assistant. Answer in one sentence.",
           why="sizes in characters, with the measure passed in; the system prompt counts "
@@ -609,6 +625,7 @@ def _check_failures(cls: object) -> int:
             raise CheckFailed(f"{where}: the add still failed after 10 attempts. Why: the "
                               f"summariser fails on a few calls only. Hint: call it once per "
                               f"compaction, with the prompt of that compaction.")
+    cases += check_copies(memory, _NAME, f"numbered shopping_chat(60) ({label}), at the end")
     expect(summariser.model.calls > max(fail_on),
            f"numbered shopping_chat(60) ({label}): your memory called the summariser "
            f"{summariser.model.calls} times, fewer than the failures planned. Why: the "
@@ -655,11 +672,12 @@ def _check_measure_calls(cls: object) -> int:
     expect(at_1000 <= 1.1 * max(at_10, 1.0),
            f"{name}: your memory called the measure {at_1000:.1f} times per add over 1,000 "
            f"messages, against {at_10:.1f} over the first 10 (not counting the prompt, the "
-           f"folded turns and the summary of a compaction): it re-measures messages it has "
-           f"already measured. Why: the well-known libraries recount the whole buffer on "
-           f"every add, so each add gets slower as the chat grows. Hint: measure each "
-           f"message once, when it is added, and keep running totals (add its size; subtract "
-           f"the sizes of the turns you fold; keep the summary's size).")
+           f"folded turns and the summary of a compaction): the calls per add grew. Why: "
+           f"the well-known libraries recount the whole buffer on every add, so each add "
+           f"gets slower as the chat grows. Hint: your memory re-measures messages it has "
+           f"already measured: measure each message once, when it is added, and keep running "
+           f"totals (add its size; subtract the sizes of the turns you fold; keep the "
+           f"summary's size).")
     kits = _Summariser(_short)
     kit = SummaryMemory(kits, budget, keep, count_words)
     for role, content in shopping_chat(1000, seed=4):
@@ -670,6 +688,17 @@ def _check_measure_calls(cls: object) -> int:
            f"is a model call (time, money and a little detail lost), so the count is the "
            f"cost of the memory. Hint: one compaction per add that leaves the context over "
            f"the budget, folding everything older than keep_recent in that one call.")
+    held = len(seen)
+    for _ in range(2):
+        state(memory, _NAME)
+    expect(len(seen) == held,
+           f"{name}, after the 1,000 adds: reading size, context() and messages() twice "
+           f"called the measure {len(seen) - held} times, on "
+           f"{_cut(seen[held][1] if len(seen) > held else '', 50)} first. Why: the context "
+           f"is read before every model call, so a read that measures costs a tokenizer "
+           f"pass each time. Hint: reading size, context() and messages() should not call "
+           f"the measure: keep the sizes of the system prompt, the summary and the turns as "
+           f"numbers, measured once.")
     return 1
 
 
@@ -714,6 +743,42 @@ def check_summary_memory_complexity(cls: object) -> int:
     return _check_measure_calls(cls)
 
 
+MECHANISM = "summary memory"         # its wrong answers in kit.mistakes
+#: The rule of the spec each kind of failure breaks (stated when no registered mistake
+#: reproduces the learner's outputs: :mod:`kit.checks.hints`).
+RULES = (
+    (r"after the caller (cleared|edited)", "messages() returns a new list of new dicts"),
+    (r"reading size", "reading size, context() and messages() makes no measure call"),
+    (r"called the summariser, but the context was",
+     "compact only when size > budget after the add (a context equal to the budget fits)"),
+    (r"nothing can be folded yet|folded .*, so the verbatim|prompt's new turns",
+     "the turns folded are split_for_compaction's: all but the keep_recent newest, the split "
+     "moved back so a reply stays with its question; keep_recent wins over the budget (when "
+     "nothing is older than keep_recent, no call)"),
+    (r"did not call the summariser|times in one add|called the summariser \d+ times over",
+     "after each add that leaves size > budget with something older than keep_recent, "
+     "exactly one compaction"),
+    (r"current summary|same summary",
+     "each compaction's prompt is build_summary_prompt(previous summary, the turns folded)"),
+    (r"TimeoutError|but the summariser did not fail|attempts",
+     "compute first, then commit: the summariser's error propagates out of add, and nothing "
+     "is lost (the new message kept and all else unchanged, or the add undone)"),
+    (r"measure", "each text is measured once with the measure given; calls per add stay flat"),
+    (r"size should be", "size = system prompt + summary + verbatim turns, in the measure's unit"),
+    (r"exactly once|facts of message 1", "every message is in context() once, verbatim or in "
+                                         "the summary, and the summary carries what was folded"),
+    (r"messages\(\)", "messages(): the system messages (system prompt, then the summary) "
+                       "first, then the verbatim turns, oldest first"),
+    (r"context\(\)", "context() holds the system prompt, the summary and the verbatim turns, "
+                      "in that order"),
+)
+_DEFAULT = "the rules of the spec above the exercise"
+_judged = judged(MECHANISM, RULES, _DEFAULT)
+check_summary_memory_correctness = _judged(check_summary_memory_correctness)
+check_summary_memory_failure_safety = _judged(check_summary_memory_failure_safety)
+check_summary_memory_edge_cases = _judged(check_summary_memory_edge_cases)
+check_summary_memory_complexity = _judged(check_summary_memory_complexity)
+
 #: The parts in the order :func:`check_summary_memory` runs them (the lesson's cases
 #: first, so a learner's first failure is the simplest case that shows it).
 PARTS = (check_summary_memory_correctness, check_summary_memory_edge_cases,
@@ -736,4 +801,9 @@ def check_summary_memory(cls: Callable[..., object]) -> None:
     the summary instead of updating it, compacting within the budget (or at it), a
     swallowed or unchained summariser error, and a memory that ignores the measure.
     """
-    passed("summary memory", sum(part(cls) for part in PARTS))
+    passed("summary memory", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
+
+
+def _all_parts(cls: object) -> int:
+    """Every part, unjudged, in order: the cases passed."""
+    return sum(part.raw(cls) for part in PARTS)

@@ -14,7 +14,8 @@ learner protocol (:mod:`kit.checks.protocol`):
   oldest first. The layout (labels, separators) is up to the learner.
 - ``messages() -> list[dict]``: ``{"role": "system", "content": system}`` first when
   there is a system prompt, then the kept messages as ``{"role", "content"}``, oldest
-  first; a new list on every call.
+  first; a new list of new dicts on every call (the checker clears the list and edits
+  the dicts it got, then reads again).
 - ``size -> int`` (property or attribute): the system prompt plus the kept messages'
   texts, in the measure's unit; role labels are not counted (DECISIONS §1, the default).
 
@@ -27,11 +28,13 @@ same input as the reference (its ``messages()`` and ``size``):
 3. Once the window has slid (something was evicted, now or earlier) it never starts
    with an assistant reply that a user message follows
    (:func:`kit.memory.window.orphan_reply`): evict such replies too, as many as there
-   are. An opening assistant greeting stays until the window first slides; replies
-   that no user message follows stay.
+   are, on every add once it has slid (also on an add that evicts nothing). An opening
+   assistant greeting stays until the window first slides; replies that no user message
+   follows stay.
 4. A message bigger than what the system prompt leaves (``budget`` minus its size)
    raises ValueError and changes nothing: ``context()``, ``messages()`` and ``size``
-   are as before.
+   are as before, and the adds after it behave as if it never came (it takes no
+   message number: a greeting after a refusal is still the opening greeting).
 5. Count once: the measure is called once for the system prompt and once per ``add``
    (on the new text, a refused one included); ``context()``, ``messages()`` and
    ``size`` never call it. Calls per add stay flat: over 1,000 adds at most 1.1 times
@@ -43,8 +46,11 @@ why it matters and a hint. Deterministic (a seeded conversation), offline, < 1 s
 
 It runs four parts, one per rubric category of the drill ``token-window``
 (:data:`RUBRIC`; each returns the cases it passed): correctness (the spec's cases),
-edge cases (system prompt, orphans, greeting, exact fits), failure safety (refusals,
-``messages()`` not aliased, the long seeded chat) and complexity (rule 5).
+edge cases (system prompt, orphans, greeting, exact fits, replies kept then a question
+that evicts nothing), failure safety (refusals, a refusal before the greeting or between
+the slide and the question, ``messages()`` not aliased, the long seeded chat) and
+complexity (rule 5). A failure names a registered mistake only when that mistake gives
+the same outputs (:mod:`kit.checks.hints`), else the rule it breaks (:data:`RULES`).
 """
 from __future__ import annotations
 
@@ -53,6 +59,7 @@ import re
 from dataclasses import dataclass
 
 from kit.checks import CheckFailed, call_learner, expect, passed
+from kit.checks.hints import judge, judged
 from kit.checks.protocol import build, state
 from kit.memory import TokenWindow
 from kit.memory.window import orphan_reply
@@ -67,6 +74,7 @@ _FILLER = ("tea", "cake", "jam", "bread", "rice", "fig", "plum", "oat", "nut", "
 _SYSTEM_WORDS = "Be brief and kind to every customer of the snack shop".split()
 _TAG = re.compile(r"\bm\d{2,4}\b")     # each message's text starts with its tag, m01 ...
 _SEED = 2
+MECHANISM = "token window"              # its wrong answers in kit.mistakes
 _FLAT = 1.1                             # calls per add may grow by at most 10 %
 
 
@@ -108,6 +116,9 @@ CASES: list[Case] = [
     Case("an opening greeting", 14, 0, _turns("a4 u4 a4 u4 a4")),
     Case("replies no user message follows", 9, 0, _turns("u6 a3 a3")),
     Case("a message bigger than the budget leaves", 12, 2, _turns("u4 a4 u11 u10")),
+    Case("replies kept, then a question", 12, 0, _turns("u5 a5 a5 u2")),
+    Case("a refusal, then a greeting", 12, 0, _turns("u13 a4 u4 a4 u4")),
+    Case("replies kept, a refusal, a question", 12, 0, _turns("u5 a5 a5 u13 u2")),
     _long_case(),
 ]
 
@@ -377,18 +388,29 @@ def _run_case(cls: object, case: Case, name: str) -> tuple[object, int]:
 
 
 def _check_aliasing(memory: object, name: str, where: str) -> None:
-    """messages() returns a new list: clearing it must not empty the memory."""
+    """messages() returns a new list of new dicts: clearing the list it gave, or editing
+    one of its dicts, must not change what the next call gives."""
     shown = f"{where}: {name}.messages()"
     first = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
-    kept = list(first)
+    kept = [dict(m) for m in first]
     first.clear()
     again = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
     expect(again == kept,
-           f"{where}: {name}.messages() returned its own list: after the caller cleared the "
-           f"list it got, messages() gave {again!r:.80} instead of the {len(kept)} messages. "
+           f"{where}: after the caller cleared the list {name}.messages() returned, "
+           f"messages() gave {again!r:.80} instead of the {len(kept)} messages. "
            f"Why: a caller that edits the request it sends (adds the question, trims it) "
-           f"would change the memory. Hint: return a new list on every call (a list "
-           f"comprehension or list(...)).")
+           f"would change the memory. Hint: {name}.messages() returned its own list; return "
+           f"a new list on every call (a list comprehension or list(...)).")
+    for message in again:
+        if isinstance(message, dict):
+            message["content"] = "edited by the caller"
+    third = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
+    expect(third == kept,
+           f"{where}: after the caller edited the dicts {name}.messages() returned, "
+           f"messages() gave {third!r:.80} instead of the {len(kept)} messages as they were. "
+           f"Why: a caller that redacts or trims a message it got would rewrite the memory. "
+           f"Hint: messages() returned the dicts it keeps: build new dicts on every call "
+           f"({{'role': ..., 'content': ...}} in a list comprehension).")
 
 
 def _check_counting(cls: object, name: str) -> None:
@@ -451,8 +473,9 @@ def _check_counting(cls: object, name: str) -> None:
 # -- the parts: one per rubric category of the drill token-window --------------------
 CORRECTNESS = ("nothing to evict", "the window slides")
 EDGE_CASES = ("the system prompt counts", "two orphaned replies", "an opening greeting",
-              "replies no user message follows")
-FAILURE_SAFETY = ("a message bigger than the budget leaves", "a long conversation")
+              "replies no user message follows", "replies kept, then a question")
+FAILURE_SAFETY = ("a message bigger than the budget leaves", "a refusal, then a greeting",
+                  "replies kept, a refusal, a question", "a long conversation")
 
 
 def _cases(names: tuple[str, ...]) -> list[Case]:
@@ -505,6 +528,38 @@ def check_token_window_complexity(cls: object) -> int:
     return 4
 
 
+#: The rule of the spec each kind of failure breaks: what a failure box states when no
+#: registered mistake reproduces the learner's outputs (:mod:`kit.checks.hints`).
+RULES = (
+    (r"messages\(\) should be the system prompt.*, got (?!the system prompt)"
+     r"|context\(\) should hold the system prompt",
+     "rule 1: the system prompt is pinned, first in messages() and in context()"),
+    (r"after the caller (cleared|edited)",
+     "messages() returns a new list of new dicts on every call"),
+    (r"should raise ValueError|the refused message",
+     "rule 4: a message bigger than what the system prompt leaves (budget minus its size) "
+     "raises ValueError and changes nothing"),
+    (r"raised ValueError", "rule 4: a message that fits what the system prompt leaves, "
+                           "exactly included, is accepted"),
+    (r"messages\(\) should be",
+     "rules 2 and 3: after each add, evict the oldest while system prompt + messages > "
+     "budget (a total equal to the budget fits); whenever the window has slid (now or on an "
+     "earlier add) drop leading replies that a user message follows; an opening greeting "
+     "stays until the window first slides; a refused message leaves no trace"),
+    (r"size should be", "size is the system prompt plus the kept messages' texts, in the "
+                        "measure's unit (labels not counted)"),
+    (r"context\(\) should", "context() holds the system prompt and exactly the kept "
+                             "messages' texts, oldest first"),
+    (r"measure", "rule 5: the measure is called once for the system prompt and once per add; "
+                 "size, context() and messages() never call it"),
+)
+_DEFAULT = "the rules of the spec above the exercise"
+_judged = judged(MECHANISM, RULES, _DEFAULT)
+check_token_window_correctness = _judged(check_token_window_correctness)
+check_token_window_edge_cases = _judged(check_token_window_edge_cases)
+check_token_window_failure_safety = _judged(check_token_window_failure_safety)
+check_token_window_complexity = _judged(check_token_window_complexity)
+
 #: The parts in the order :func:`check_token_window` runs them (the order of
 #: :data:`CASES`, so the lesson's first failure stays the simplest case that shows it).
 PARTS = (check_token_window_correctness, check_token_window_edge_cases,
@@ -530,4 +585,9 @@ def check_token_window(cls: object) -> None:
     before refusing it, the ``turns[-0:]`` slice, returning the internal list, and
     counting role labels in ``size``.
     """
-    passed("token window", sum(part(cls) for part in PARTS))
+    passed("token window", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
+
+
+def _all_parts(cls: object) -> int:
+    """Every part, unjudged, in order: the cases passed."""
+    return sum(part.raw(cls) for part in PARTS)

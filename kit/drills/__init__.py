@@ -20,14 +20,18 @@ notebooks are ``solutions/drills/NN_name.ipynb`` (model solutions) and
     ...                                     # write SummaryMemory
     check_drill("summary-memory", SummaryMemory, started)
 
-From a terminal: ``python -m kit drill --list``, ``python -m kit drill NAME FILE``. The
-rubric is deterministic; the time taken is printed apart from it.
+From a terminal: ``python -m kit drill --list``, ``python -m kit drill NAME --spec`` (the
+spec and its worked examples), ``python -m kit drill NAME --hint 1`` (then 2, then 3: the
+hint ladder, one level at a time), ``python -m kit drill NAME FILE``. The rubric is
+deterministic; the time taken is printed apart from it.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import pkgutil
+import re
 import sys
 import textwrap
 import time
@@ -39,8 +43,8 @@ from pathlib import Path
 from kit.checks import CheckFailed, safe_text
 
 __all__ = ["CATEGORIES", "Drill", "Report", "drills", "get", "run", "candidate_report",
-           "check_drill",
-           "start_drill", "load_answer", "elapsed_text"]
+           "check_drill", "start_drill", "load_answer", "elapsed_text", "spec_text",
+           "hint_text", "HINT_LEVELS"]
 
 CATEGORIES = ("correctness", "failure safety", "edge cases", "complexity")
 _WIDTH = 88
@@ -198,7 +202,7 @@ def run(name: str, answer: object) -> Report:
         try:
             cases = check(answer)
         except CheckFailed as failure:
-            rows.append((category, False, safe_text(failure, 600).replace("\n", " ")))
+            rows.append((category, False, safe_text(failure, 1000).replace("\n", " ")))
         except NotImplementedError:
             rows.append((category, False, f"{drill.symbol} is not written yet: replace the "
                                           f"`raise NotImplementedError` line with your answer"))
@@ -268,3 +272,40 @@ def load_answer(name: str, path: str | Path) -> object:
         raise ValueError(f"{path} defines no {drill.symbol}: the drill {drill.name} checks a "
                          f"{drill.symbol}")
     return getattr(module, drill.symbol)
+
+
+HINT_LEVELS = (1, 2, 3)
+_HINT = re.compile(r"<details><summary>Hint (\d+)\s*·?\s*([^<]*)</summary>(.*?)</details>",
+                   re.DOTALL)
+
+
+def _drill_cells(name: str) -> list[dict]:
+    """The cells of drill ``name``'s learner notebook (``notebooks/drills/``, no answers),
+    read as JSON. Raises FileNotFoundError when the repository's notebooks are not there
+    (an installed copy of the kit without its repository)."""
+    drill = get(name)
+    path = Path(__file__).resolve().parents[2] / "notebooks" / "drills" / f"{drill.notebook}.ipynb"
+    if not path.is_file():
+        raise FileNotFoundError(f"no {path}: the drills' texts are in the course repository")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [{**c, "source": "".join(c["source"]) if isinstance(c["source"], list)
+             else c["source"]} for c in cells]
+
+
+def spec_text(name: str) -> str:
+    """Drill ``name``'s spec as Markdown: the signature, the rules and the worked examples
+    (the notebook's first cell), without its hints or answers."""
+    first = next(c for c in _drill_cells(name) if c["cell_type"] == "markdown")
+    return first["source"].strip()
+
+
+def hint_text(name: str, level: int) -> str:
+    """Hint ``level`` (1 nudge, 2 approach, 3 pseudo-code) of drill ``name``'s ladder, alone.
+    Raises ValueError for a level the drill does not have."""
+    found = {int(n): (label.strip(), body.strip()) for c in _drill_cells(name)
+             if c["cell_type"] == "markdown" for n, label, body in _HINT.findall(c["source"])}
+    if level not in found:
+        raise ValueError(f"drill {name} has hints {sorted(found)}, not {level!r}")
+    label, body = found[level]
+    more = f" (next: --hint {level + 1})" if level + 1 in found else ""
+    return f"Hint {level}{f' · {label}' if label else ''}{more}\n\n{body}"

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kit.checks import CheckFailed, call_learner, call_pure, expect
+from kit.checks.hints import judged
 from kit.drills import Drill
 from kit.rag.citations import find_markers, parse_citations
 from kit.rag.documents import Chunk
@@ -348,6 +349,23 @@ def check_complexity(answer: Callable) -> int:
                    f"['c1'], got {result!r:.80}. Hint: cite each chunk once.")
     return len(_ADVERSARIAL)
 
+
+#: The rule of the spec each kind of failure breaks (stated when no registered mistake
+#: gives the candidate's very answers: :mod:`kit.checks.hints`).
+RULES = (
+    (r"should return \(REFUSAL", "refuse, (REFUSAL, []), unless the draft cites at least one "
+                                 "shown chunk and nothing else: [0] and a marker past the "
+                                 "last chunk are invalid, a blank draft is refused"),
+    (r"should return", "a draft that passes returns (draft.strip(), the cited chunks' ids): "
+                       "[n] is chunks[n - 1], [n][m] and [n, m] are two markers, numbers of "
+                       "any length, each chunk once in first-seen order"),
+    (r"steps", "one pass over the draft: the steps per character stay flat as it grows"),
+)
+_judged = judged("citations and guardrail", RULES, "the spec of the drill")
+check_correctness = _judged(check_correctness)
+check_failure_safety = _judged(check_failure_safety)
+check_edge_cases = _judged(check_edge_cases)
+check_complexity = _judged(check_complexity)
 
 DRILL = Drill(
     name="citations-guardrail",

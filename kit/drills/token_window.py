@@ -31,8 +31,8 @@ DRILL = Drill(
         "while, not an if); an opening greeting stays until then.",
         "A message that can never fit raises ValueError before anything changes, so the "
         "caller can split or summarise it and retry.",
-        "messages() returns a new list: a caller appending the question must not change "
-        "the memory.",
+        "messages() returns a new list of new dicts: a caller appending the question or "
+        "editing a message must not change the memory.",
     ),
     mechanism="token window",
 )

@@ -61,10 +61,12 @@ def pack_level(labels: Sequence[str], texts: Sequence[str], level: int, instruct
     """The batches of one level as ``(start, stop, prompt, prompt size)``.
 
     Every prompt is measured with ``measure`` and is at most ``window`` (same unit).
-    Each entry is estimated once, as its line plus 1 (the line break, and the rounding
-    of a characters-based measure), and packed by :func:`plan_batches`' rule; if the
-    measured prompt is still over the window, the batch gives back entries until it
-    fits. Raises :class:`NoRoom` for an entry that cannot fit a prompt even alone.
+    The rule is exact: a batch takes the next entry while it holds fewer than
+    ``batch_size`` and the prompt with that entry, measured, is at most ``window`` (a
+    prompt of exactly ``window`` fits). Each entry is estimated once, as its line plus 1
+    (the line break, and the rounding of a characters-based measure), and packed by
+    :func:`plan_batches`' rule on the estimates; the batch then takes more entries while
+    the measured prompt still fits, and gives entries back while it does not. Raises :class:`NoRoom` for an entry that cannot fit a prompt even alone.
     """
     head = prompt_head(instructions, level)
     room = window - measured(measure, head)
@@ -73,6 +75,10 @@ def pack_level(labels: Sequence[str], texts: Sequence[str], level: int, instruct
     batches, start = [], 0
     while start < len(lines):
         stop = _batch_end(sizes, start, room, batch_size)
+        while (stop < len(lines) and stop - start < batch_size     # the estimates are upper
+               and sum(sizes[start:stop + 1]) - (stop + 1 - start) <= room   # bounds: measure
+               and measured(measure, head + "\n".join(lines[start:stop + 1])) <= window):
+            stop += 1                         # near the edge (a prompt of exactly window fits)
         while True:
             prompt = head + "\n".join(lines[start:stop])
             tokens = measured(measure, prompt)

@@ -174,7 +174,7 @@ class AnyMarkerPasses(_Turn):
          "makes one memory in __init__ and uses it for every session",
          "one customer's conversation leaks into another's prompt, and follow-ups resolve "
          "against the wrong history",
-         "one memory per session")
+         "you used another session's history")
 class OneMemoryForAll(_Turn):
     def __init__(self, retriever, llm, memory_factory, top_k=5):
         super().__init__(retriever, llm, memory_factory, top_k)
@@ -187,7 +187,7 @@ class OneMemoryForAll(_Turn):
 @mistake(MECHANISM, "new-memory-every-ask",
          "calls memory_factory() on every ask instead of keeping the session's memory",
          "every turn starts with no history: follow-ups are never rewritten",
-         "one memory per session")
+         "a new memory forgets the history")
 class NewMemoryEveryAsk(_Turn):
     def memory(self, session_id):
         self.memories[session_id] = self.memory_factory()

@@ -235,3 +235,31 @@ class CommitIgnoresExpiry(_Leases):
             return False
         self.data[key] = value
         return True
+
+
+@mistake(STORE, "renew-fixed-ttl",
+         what="renews by a fixed 10 seconds (clock() + 10) instead of the lease's own ttl",
+         why="a lease taken for 4 s and renewed runs for 10: the session stays blocked "
+             "long after a dead worker's lease should have freed it",
+         hint="renew extends to clock() + the ttl the lease was acquired with")
+class RenewsFixedTtl(_Leases):
+    def renew(self, key, token):
+        now = self.clock()
+        if not self.held(key, token, now):
+            return False
+        self.leases[key][1] = now + 10
+        return True
+
+
+@mistake(STORE, "renew-from-old-expiry",
+         what="renews from the old expiry (expires_at + ttl) instead of from now",
+         why="each renew pushes the end further than the ttl from now: a worker that "
+             "renews often holds the session long after it died",
+         hint="renew extends from now: clock() + ttl, not expires_at + ttl")
+class RenewsFromOldExpiry(_Leases):
+    def renew(self, key, token):
+        now = self.clock()
+        if not self.held(key, token, now):
+            return False
+        self.leases[key][1] = self.leases[key][1] + self.leases[key][2]
+        return True

@@ -267,3 +267,57 @@ def drops_an_oversize_item(items, summarise, window, measure, batch_size, max_ro
         level += 1
         top = _carry_or_merge(summarise, batches, level)
     return _result(top)
+
+
+def _reduce(top, summarise, window, measure, batch_size, max_rounds, pack=_pack):
+    """The reduce rounds, right: stop at one summary, at max_rounds or without progress."""
+    level = 1
+    while len(top) > 1 and level < max_rounds:
+        batches = pack(top, level + 1, measure, window, batch_size)
+        if len(batches) == len(top):
+            break
+        level += 1
+        top = _carry_or_merge(summarise, batches, level)
+    return _result(top)
+
+
+def _pack_below(entries, level, measure, window, batch_size):
+    batches = []
+    for entry in entries:
+        if (batches and len(batches[-1]) < batch_size
+                and measure(_prompt(batches[-1] + [entry], level)) < window):
+            batches[-1].append(entry)
+        else:
+            batches.append([entry])
+    return batches
+
+
+@mistake(MECHANISM, "packs-below-window",
+         what="closes a batch when the prompt with the next entry would reach the window "
+              "(< window instead of <= window)",
+         why="a prompt of exactly the window's size fits; closing early makes more batches, "
+             "more model calls and maybe one more round",
+         hint="a prompt of exactly window tokens fits")
+def packs_below_window(items, summarise, window, measure, batch_size, max_rounds):
+    batches = _pack_below([(i, text, [i]) for i, text in items], 1, measure, window, batch_size)
+    for batch in batches:
+        if measure(_prompt(batch, 1)) > window:
+            raise ValueError(f"item {batch[0][0]!r} alone needs a prompt over the window")
+    top = [_merge(summarise, batch, 1, n) for n, batch in enumerate(batches, 1)]
+    return _reduce(top, summarise, window, measure, batch_size, max_rounds, _pack_below)
+
+
+@mistake(MECHANISM, "refuses-after-calls",
+         what="summarises the batches in order and raises ValueError only on reaching the "
+              "batch of an item too large for any prompt",
+         why="the model calls made before the refusal are paid for and thrown away; the spec "
+             "says the item is refused before any call",
+         hint="before any call of summarise")
+def refuses_after_calls(items, summarise, window, measure, batch_size, max_rounds):
+    batches = _pack([(i, text, [i]) for i, text in items], 1, measure, window, batch_size)
+    top = []
+    for n, batch in enumerate(batches, 1):
+        if measure(_prompt(batch, 1)) > window:
+            raise ValueError(f"item {batch[0][0]!r} alone needs a prompt over the window")
+        top.append(_merge(summarise, batch, 1, n))
+    return _reduce(top, summarise, window, measure, batch_size, max_rounds)

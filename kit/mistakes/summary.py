@@ -17,7 +17,8 @@ from kit.mistakes import mistake
 __all__ = ["RemovesBeforeSummarising", "SummaryNotCounted", "SlicesKeepRecent",
            "RecountsEveryAdd", "OrphansReply", "ResummarisesTranscript", "OverwritesSummary",
            "CompactsUnderBudget", "CompactsAtBudget", "SwallowsSummariserError",
-           "HidesSummariserError", "IgnoresMeasure", "SummaryOnlyInContext"]
+           "HidesSummariserError", "IgnoresMeasure", "SummaryOnlyInContext",
+           "BudgetBeatsKeepRecent", "SizeMeasuresOnRead", "MessagesShareDicts"]
 
 MECHANISM = "summary memory"
 
@@ -239,3 +240,46 @@ class SummaryOnlyInContext(_Sound):
         parts = [self.system or "", self.summary and f"Summary: {self.summary}"]
         return "\n".join([p for p in parts if p] +
                          [f"{m.role}: {m.content}" for m in self.turns])
+
+
+@mistake(MECHANISM, "budget-beats-keep-recent",
+         what="when the memory is over budget and nothing is older than keep_recent, folds "
+              "every turn anyway (the budget wins over keep_recent)",
+         why="the newest turns, which keep_recent promises verbatim, are squeezed into the "
+             "summary: the model loses the exact words of what was just said",
+         hint="keep_recent wins over the budget")
+class BudgetBeatsKeepRecent(_Sound):
+    def split(self):
+        old, recent = super().split()
+        return (old, recent) if old else split_for_compaction(self.turns, 0)
+
+
+@mistake(MECHANISM, "size-measures-on-read",
+         what="size measures the system prompt and the summary again each time it is read "
+              "(the turns come from a running total)",
+         why="the size is read before every model call and on every add: each read is a "
+             "tokenizer pass over the summary, work the running totals already did",
+         hint="reading size, context() and messages() should not call the measure")
+class SizeMeasuresOnRead(_Sound):
+    @property
+    def size(self):
+        return ((self.measure(self.system) if self.system else 0)
+                + (self.measure(self.summary) if self.summary else 0) + self.turns_size)
+
+
+@mistake(MECHANISM, "messages-share-dicts",
+         what="keeps the verbatim turns as a list of dicts and returns them (in a new list) "
+              "from messages()",
+         why="a caller that edits a message it got (to trim or redact it) rewrites the "
+             "memory without knowing",
+         hint="returned the dicts it keeps")
+class MessagesShareDicts(_Sound):
+    def messages(self):
+        kept = getattr(self, "chat", {})          # id of a kept Message -> its dict
+        self.chat = {id(m): kept.get(id(m), {"role": m.role, "content": m.content})
+                     for m in self.turns}
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        if self.summary:
+            head.append({"role": "system",
+                         "content": f"Summary of earlier conversation:\n{self.summary}"})
+        return head + list(self.chat.values())

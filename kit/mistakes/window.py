@@ -14,7 +14,8 @@ from kit.mistakes import mistake
 __all__ = ["RecountsEveryAdd", "MeasuresTwice", "SizeRecounts", "SystemNotCounted",
            "EvictsAtBudget", "EvictsBeforeAppend", "KeepsOrphan", "DropsOneOrphan",
            "DropsGreeting", "AcceptsOversized", "RaisesAfterEvicting", "ZeroSlice",
-           "MessagesAliased", "SizeCountsLabels", "ContextWithoutSystem"]
+           "MessagesAliased", "SizeCountsLabels", "ContextWithoutSystem",
+           "OrphansOnlyOnEviction", "RefusedTakesANumber", "MessagesShareDicts"]
 
 MECHANISM = "token window"
 
@@ -299,3 +300,71 @@ class SizeCountsLabels(_Window):
 class ContextWithoutSystem(_Window):
     def context(self):
         return "\n".join(f"{role}: {content}" for role, content, _ in self.turns)
+
+
+@mistake(MECHANISM, "orphans-only-on-eviction",
+         what="Drops leading replies only on an add that evicted something, instead of "
+              "whenever the window has slid: replies kept because no question followed "
+              "them stay when a question arrives later without an eviction.",
+         why="The window opens with replies to a question that left it earlier.",
+         hint="once the window has slid, on every add")
+class OrphansOnlyOnEviction(_Window):
+    def add(self, role, content):
+        size = self.measure(content)
+        if size > self.room:
+            raise ValueError(f"{size} is more than the {self.room} the budget leaves")
+        self.turns.append((role, content, size))
+        self.total += size
+        before = len(self.turns)
+        self.evict()
+        if len(self.turns) < before:
+            self.drop_orphans()
+
+
+@mistake(MECHANISM, "refused-takes-a-number",
+         what="Numbers each message as it arrives, a refused one included, and tells an "
+              "opening greeting from an orphan by its number (message 1 is the greeting): "
+              "after a refusal the greeting is message 2 and is dropped as an orphan.",
+         why="A refused add must change nothing, its number included; here it changes "
+             "what a later add keeps.",
+         hint="a refused message takes no number")
+class RefusedTakesANumber(_Window):
+    def __init__(self, budget, measure, system=None):
+        super().__init__(budget, measure, system)
+        self.count = 0
+
+    def add(self, role, content):
+        self.count += 1                     # before the refusal: the refused one counts
+        size = self.measure(content)
+        if size > self.room:
+            raise ValueError(f"{size} is more than the {self.room} the budget leaves")
+        self.turns.append((role, content, size, self.count))
+        self.total += size
+        while self.total > self.room:
+            self.total -= self.turns.pop(0)[2]
+        while (self.turns[0][3] > 1 and self.turns[0][0] == "assistant"
+               and any(turn[0] == "user" for turn in self.turns)):
+            self.total -= self.turns.pop(0)[2]
+
+    def messages(self):
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        return head + [{"role": turn[0], "content": turn[1]} for turn in self.turns]
+
+
+@mistake(MECHANISM, "messages-share-dicts",
+         what="Keeps the chat as a list of dicts and returns a new list of those same "
+              "dicts from messages().",
+         why="A caller that edits a message it got (trims it, redacts it) rewrites the "
+             "memory without knowing.",
+         hint="returned the dicts it keeps")
+class MessagesShareDicts(_Window):
+    def add(self, role, content):
+        super().add(role, content)
+        kept = {content for _, content, _ in self.turns}
+        self.chat = [m for m in getattr(self, "chat", []) if m["content"] in kept]
+        self.chat.append({"role": role, "content": content})
+        self.chat = [m for m in self.chat if m["content"] in kept]
+
+    def messages(self):
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        return head + list(getattr(self, "chat", []))
