@@ -541,7 +541,7 @@ class TranscriptStore:
         return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> int:
-        """Forget a session's messages, state, turns and events (one transaction); return
+        """Forget a session's messages, state, turns, events and facts (one transaction); return
         how many messages went. Its lease row stays, so a fencing token is never handed
         out twice."""
         check_session(session_id)
@@ -549,7 +549,7 @@ class TranscriptStore:
             with db:
                 gone = db.execute("DELETE FROM messages WHERE session_id = ?",
                                   (session_id,)).rowcount
-                for table in ("session_state", "turns", "events"):
+                for table in ("session_state", "turns", "events", "facts"):
                     db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             return gone
 
