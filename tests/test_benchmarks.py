@@ -348,3 +348,18 @@ def test_serve_load_benchmark_lists_every_configuration_and_checks_the_order():
                             rf"(within|NOT within) 1\.25x \+ 10 ms", line), line
     assert lines[at + 13:] == ["order check: passed: every session's turn log complete and in "
                                "order (based_on == turn - 1), no failed request"]
+
+
+def test_fact_memory_benchmark_prints_its_table_and_targets():
+    done = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--conversations", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    policies = [row for row in rows if row and row[0] in ("held-out", "development")]
+    assert len(policies) == 10 and policies[0][:2] == ["held-out", "append-only"]
+    fact = next(row for row in policies if row[0] == "held-out" and row[1:3] == ["fact", "memory"])
+    assert fact[3:9] == ["100", "0", "100", "100", "100", "100"]
+    assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
+    bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "budget" in bad.stderr

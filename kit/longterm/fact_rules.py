@@ -8,8 +8,8 @@
   word of a name-valued attribute ("moved", "live" for the home city; "job", "work"
   for the employer; "sister"; "dog");
 - **denial**: a value is denied ("no longer", "not", "n't", "cancelled", "gone off",
-  "stopped", "gave up") when a denial word comes before it in the same clause (clauses
-  end at , ; : and the sentence's end);
+  "stopped", "gave up") when a denial word is in its clause (clauses end at , ; : and
+  the sentence's end);
 - the subject is the turn's speaker (or "user").
 
 It is a heuristic made for the kit's synthetic conversations (:mod:`kit.synthetic_changes`),
@@ -72,9 +72,11 @@ EXTRACT_PROMPT = ("List the facts the speaker states or denies about themselves 
 
 
 def _denied(sentence: str, start: int) -> bool:
-    """True if a denial word comes before ``start`` in the same clause."""
+    """True if a denial word is in the clause that holds position ``start``."""
     ends = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)]
-    return _DENIAL.search(sentence, ends[-1] if ends else 0, start) is not None
+    after = _CLAUSE_END.search(sentence, start)
+    return _DENIAL.search(sentence, ends[-1] if ends else 0,
+                          after.start() if after else len(sentence)) is not None
 
 
 def _name(sentence: str, skip: set[str]) -> tuple[str, int] | None:
