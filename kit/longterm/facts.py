@@ -226,7 +226,7 @@ class FactTable:
             raise ValueError(f"k must be an int >= 1, got {k!r}")
         self.decider, self.k, self.writer = decider, k, writer
         self.facts: dict[int, Fact] = {}
-        self.index = BM25Index()
+        self.index, self.last_id = BM25Index(), 0      # the last id written
         self.decisions = {op: 0 for op in OPERATIONS}
         self.rejected = self.fallbacks = self.model_calls = 0
         self.log: list[tuple[Candidate, tuple[int, ...], Decision | str]] = []
@@ -250,7 +250,8 @@ class FactTable:
         if not len(self.index):
             return []
         ranked = self.index.ranked(self.index.scores(self.index.weights(candidate.text)))
-        found = [self.facts[key] for key, _ in ranked if self.facts[key].valid_to is None]
+        found = [self.facts[key] for key, _ in ranked
+                 if key in self.facts and self.facts[key].valid_to is None]
         return found[:self.k]
 
     # -- writing ----------------------------------------------------------------------
@@ -285,7 +286,7 @@ class FactTable:
 
     def rows_for(self, decision: Decision, candidate: Candidate) -> list[Fact]:
         """The rows a checked decision writes: the closed old fact and/or the new one."""
-        rows, new_id = [], max(self.facts, default=0) + 1
+        rows, new_id = [], self.last_id + 1
         if decision.op in ("update", "retract"):
             old = self.facts[decision.target]
             rows.append(replace(old, valid_to=candidate.when, closed_by=candidate.source,
@@ -302,13 +303,15 @@ class FactTable:
         if self.writer is not None:
             self.writer(rows)                 # on disk first: a failure changes nothing
         for fact in rows:
-            if fact.id not in self.facts:
+            if fact.id > self.last_id:
                 self.index.add(fact.id, fact.text)
+                self.last_id = fact.id
             self.facts[fact.id] = fact
 
     def load(self, facts: Sequence[Fact]) -> None:
         """Replace the table's facts with stored ones (ids increasing), writing nothing."""
-        self.facts, self.index = {}, BM25Index()
+        self.facts, self.index, self.last_id = {}, BM25Index(), 0
         for fact in sorted(facts, key=lambda f: f.id):
             self.index.add(fact.id, fact.text)
             self.facts[fact.id] = fact
+            self.last_id = fact.id
