@@ -34,6 +34,7 @@ rejected count and the decider calls. The wrong answers it tells apart are regis
 """
 from __future__ import annotations
 
+import datetime
 import json
 import random
 from collections.abc import Callable
@@ -42,7 +43,9 @@ from kit.checks import call_learner, call_pure, expect, passed
 from kit.llm import CountingLLM
 from kit.longterm.facts import Candidate, Fact, FactTable, decider_stub
 
-__all__ = ["check_facts_as_of", "check_fact_writer", "faulty_decider", "SCRIPTS"]
+__all__ = ["check_facts_as_of", "check_fact_writer", "check_fact_writer_correctness",
+           "check_fact_writer_failure_safety", "check_fact_writer_edge_cases",
+           "check_fact_writer_complexity", "PARTS", "RUBRIC", "faulty_decider", "SCRIPTS"]
 
 MECHANISM, AS_OF = "fact memory", "as of"
 
@@ -73,14 +76,16 @@ _POOL = {"home city": ["Lisbon", "Tallinn", "Hobart"], "employer": ["Acme", "Ini
          "allergy": ["sesame", "kiwis", "latex"], "favourite drink": ["chai", "matcha"]}
 
 
-def _random_script(rng: random.Random) -> list[Candidate]:
-    day, found = 0, []
-    for n in range(1, rng.randint(6, 14)):
-        day += rng.choice((0, 1, 3))
+def _random_script(rng: random.Random, length: tuple[int, int] = (5, 13)) -> list[Candidate]:
+    """A seeded conversation's candidates: days that never go back (several on one day),
+    values drawn from small pools so that repeats, changes and denials of nothing occur."""
+    day, found = datetime.date(2023, 1, 1), []
+    for n in range(1, rng.randint(*length) + 1):
+        day += datetime.timedelta(days=rng.choice((0, 1, 3)))
         attribute = rng.choice(sorted(_POOL))
         value = rng.choice(_POOL[attribute])
         found.append(Candidate("Maya", attribute, value, rng.random() < 0.2,
-                               attribute == "allergy", (n,), f"2023-01-{day + 1:02d}"))
+                               attribute == "allergy", (n,), day.isoformat()))
     return found
 
 
@@ -113,8 +118,8 @@ def _days(candidates: list[Candidate]) -> list[str]:
     """Every day a candidate was said, and the days just before and after."""
     days = set()
     for c in candidates:
-        year, month, day = c.when.split("-")
-        days |= {c.when, f"{year}-{month}-{int(day) + 1:02d}", f"{year}-{month}-{int(day) - 1:02d}"}
+        day = datetime.date.fromisoformat(c.when)
+        days |= {(day + datetime.timedelta(days=d)).isoformat() for d in (-1, 0, 1)}
     return sorted(days)
 
 
@@ -147,15 +152,27 @@ def _observe(cls: object, candidates: list[Candidate], decider_spec: dict | None
     return seen
 
 
+def _show(value: object) -> str:
+    """An observation in few characters: a fact as ``id value from..to status [source|closed]``."""
+    if isinstance(value, Fact):
+        return (f"{value.id} {value.value} {value.valid_from or '?'}..{value.valid_to or ''} "
+                f"{value.status} [{','.join(map(str, value.source))}|"
+                f"{','.join(map(str, value.closed_by))}]")
+    if isinstance(value, list) and value and all(isinstance(f, Fact) for f in value):
+        return "[" + "; ".join(map(_show, value)) + "]"
+    return repr(value)
+
+
 def _differs(got: dict, want: dict) -> str:
     """The first observation that differs, in words ("" when none)."""
     for key in ("returns", "current", "as_of", "history", "rejected", "calls"):
         if got[key] != want[key]:
             if key in ("as_of", "history"):
                 bad = next(k for k in want[key] if got[key].get(k) != want[key][k])
-                return (f"{key}({', '.join(map(repr, bad)) if isinstance(bad, tuple) else repr(bad)})"
-                        f" should be {want[key][bad]!r:.300}, got {got[key].get(bad)!r:.300}")
-            return f"{key} should be {want[key]!r:.300}, got {got[key]!r:.300}"
+                shown = ", ".join(map(repr, bad)) if isinstance(bad, tuple) else repr(bad)
+                return (f"{key}({shown}) should be {_show(want[key][bad]):.160}, got "
+                        f"{_show(got[key].get(bad)):.160}")
+            return f"{key} should be {_show(want[key]):.160}, got {_show(got[key]):.160}"
     return ""
 
 
@@ -183,31 +200,78 @@ def _hint(cls: object, candidates: list[Candidate], spec: dict | None, got: dict
     return _RULES[key]
 
 
-def check_fact_writer(cls: object) -> None:
-    """Check the decide-and-write class (see the module docstring); print one pass line
-    or raise CheckFailed."""
-    rng = random.Random(12)
-    cases = [(why, script, None) for why, script in SCRIPTS]
-    cases += [("the same moves with a model deciding", SCRIPTS[1][1], {}),
-              ("the model fails on its first call and gives junk on its third",
-               SCRIPTS[4][1], {1: "raise", 3: "junk"}),
-              ("the model names a fact that does not exist", SCRIPTS[0][1], {2: "missing"}),
-              ("the model retracts a fact of another attribute",
-               [SCRIPTS[0][1][0], *SCRIPTS[2][1]], {3: "other"})]
-    for i in range(8):
-        script = _random_script(rng)
-        faults = {n: rng.choice(("raise", "junk", "missing", "other"))
-                  for n in rng.sample(range(1, len(script) + 1), 2)} if i % 2 else None
-        cases.append((f"a seeded random conversation ({len(script)} candidates"
-                      f"{', faults on model calls ' + str(sorted(faults)) if faults else ''})",
-                      script, faults))
+def _cases(part: str) -> list[tuple[str, list[Candidate], dict | None]]:
+    """The replay cases of one rubric part: ``(why, candidates, decider faults or None)``."""
+    if part == "correctness":
+        return [(why, script, None) for why, script in SCRIPTS]
+    if part == "failure safety":
+        return [("the same moves with a model deciding", SCRIPTS[1][1], {}),
+                ("the model fails on its first call and gives junk on its third",
+                 SCRIPTS[4][1], {1: "raise", 3: "junk"}),
+                ("the model names a fact that does not exist", SCRIPTS[0][1], {2: "missing"}),
+                ("the model retracts a fact of another attribute",
+                 [SCRIPTS[0][1][0], *SCRIPTS[2][1]], {3: "other"})]
+    if part == "edge cases":
+        rng, found = random.Random(12), []
+        for i in range(8):
+            script = _random_script(rng)
+            faults = {n: rng.choice(("raise", "junk", "missing", "other"))
+                      for n in rng.sample(range(1, len(script) + 1), 2)} if i % 2 else None
+            found.append((f"a seeded random conversation ({len(script)} candidates"
+                          f"{', faults on model calls ' + str(sorted(faults)) if faults else ''})",
+                          script, faults))
+        return found
+    long = _random_script(random.Random(7), (40, 40))          # complexity: counted calls
+    return [("a long conversation with a model deciding: one call per candidate", long, {}),
+            ("a model that times out every third call: still one call per candidate", long,
+             {n: "raise" for n in range(3, len(long) + 1, 3)})]
+
+
+def _replay(cls: object, part: str) -> int:
+    """Replay one part's cases into ``cls`` and the kit's FactTable; raise CheckFailed on
+    the first difference; return the cases passed."""
+    cases = _cases(part)
     for why, script, spec in cases:
         want = _observe(FactTable, script, spec, learner=False)
         got = _observe(cls, script, spec, learner=True)
         problem = _differs(got, want)
         if problem:
-            expect(False, f"Case: {why}. {problem}. Hint: {_hint(cls, script, spec, got, want)}.")
-    passed("FactWriter", len(cases))
+            expect(False, f"Case: {why:.90}. {problem}. Hint: {_hint(cls, script, spec, got, want)}.")
+    return len(cases)
+
+
+def check_fact_writer_correctness(cls: object) -> int:
+    """The scripted conversations, no decider (rubric: correctness)."""
+    return _replay(cls, "correctness")
+
+
+def check_fact_writer_failure_safety(cls: object) -> int:
+    """A model deciding: one that raises, replies with prose, names a missing fact or one
+    of another attribute, on seeded calls (rubric: failure safety)."""
+    return _replay(cls, "failure safety")
+
+
+def check_fact_writer_edge_cases(cls: object) -> int:
+    """Seeded random conversations: repeats, denials of nothing, same-day changes, with
+    and without faults (rubric: edge cases)."""
+    return _replay(cls, "edge cases")
+
+
+def check_fact_writer_complexity(cls: object) -> int:
+    """The decider is called once per candidate, never again on a failure (rubric:
+    complexity, by counted calls)."""
+    return _replay(cls, "complexity")
+
+
+PARTS = (check_fact_writer_correctness, check_fact_writer_failure_safety,
+         check_fact_writer_edge_cases, check_fact_writer_complexity)
+RUBRIC = dict(zip(("correctness", "failure safety", "edge cases", "complexity"), PARTS))
+
+
+def check_fact_writer(cls: object) -> None:
+    """Check the decide-and-write class (see the module docstring): every part of
+    :data:`RUBRIC`; print one pass line or raise CheckFailed."""
+    passed("FactWriter", sum(part(cls) for part in PARTS))
 
 
 _AS_OF_CASES = [
