@@ -20,6 +20,7 @@ it carries. :func:`extract_with_model` asks a model for a JSON list of candidate
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable
@@ -53,6 +54,7 @@ _NAME_CUES = (
 )
 _WORDS = {word.lower(): attribute for attribute, (_, words) in ATTRIBUTES.items() if words
           for word in words}
+_CANONICAL = {word.lower(): word for _, words in ATTRIBUTES.values() if words for word in words}
 _WORD = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True))
                    + r")\b", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
@@ -71,25 +73,26 @@ EXTRACT_PROMPT = ("List the facts the speaker states or denies about themselves 
                   "\"negated\"}; attributes: " + ", ".join(ATTRIBUTES) + ".\n")
 
 
-def _denied(sentence: str, start: int) -> bool:
-    """True if a denial word is in the clause that holds position ``start``."""
-    ends = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)]
-    after = _CLAUSE_END.search(sentence, start)
-    return _DENIAL.search(sentence, ends[-1] if ends else 0,
-                          after.start() if after else len(sentence)) is not None
+def _denials(sentence: str) -> Callable[[int], bool]:
+    """``position -> True if a denial word is in the clause that holds it``: the clauses
+    and their denials are found once per sentence, a position's clause by bisection."""
+    ends = [m.start() for m in _CLAUSE_END.finditer(sentence)] + [len(sentence)]
+    starts = [0] + [end + 1 for end in ends[:-1]]
+    denied = [_DENIAL.search(sentence, a, b) is not None for a, b in zip(starts, ends)]
+    return lambda position: denied[bisect.bisect_right(ends, position)]
 
 
-def _name(sentence: str, skip: set[str]) -> tuple[str, int] | None:
-    """The last capitalised run of the sentence that is not a common word or a speaker."""
+def _name(sentence: str, stop: set[str]) -> tuple[str, int] | None:
+    """The last capitalised run of the sentence, its leading common words and speakers
+    (``stop``) left out: ``(name, position)``, or None."""
     found = None
     for match in _NAME.finditer(sentence):
-        words = match.group().split()
-        start = match.start()
-        while words and words[0] in _NOT_NAMES | skip:
-            start += len(words[0]) + 1
-            words = words[1:]
-        if words:
-            found = (" ".join(words), start)
+        words, start, i = match.group().split(" "), match.start(), 0
+        while i < len(words) and words[i] in stop:
+            start += len(words[i]) + 1
+            i += 1
+        if i < len(words):
+            found = (" ".join(words[i:]), start)
     return found
 
 
@@ -101,26 +104,25 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     ``text`` that is not a str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    skip, found = set(speakers) | {speaker}, []
-
-    def put(attribute: str, value: str, sentence: str, start: int) -> None:
-        many = ATTRIBUTES[attribute][0]
-        found.append(Candidate(speaker, attribute, value, _denied(sentence, start), many,
-                               source, when))
+    stop, found = _NOT_NAMES | set(speakers) | {speaker}, []
 
     for match in _SENTENCE.finditer(text):
         sentence = match.group()
+        denied = _denials(sentence)
+
+        def put(attribute: str, value: str, start: int) -> None:
+            found.append(Candidate(speaker, attribute, value, denied(start),
+                                   ATTRIBUTES[attribute][0], source, when))
+
         for hit in _WORD.finditer(sentence):
             attribute = _WORDS[hit.group().lower()]
-            words = ATTRIBUTES[attribute][1]
-            value = next(w for w in words if w.lower() == hit.group().lower())
-            put(attribute, value, sentence, hit.start())
+            put(attribute, _CANONICAL[hit.group().lower()], hit.start())
         for hit in _ORDER.finditer(sentence):
-            put("open order", hit.group(), sentence, hit.start())
+            put("open order", hit.group(), hit.start())
         attribute = next((a for a, cue in _NAME_CUES if cue.search(sentence)), None)
-        name = _name(sentence, skip) if attribute else None
+        name = _name(sentence, stop) if attribute else None
         if name is not None:
-            put(attribute, name[0], sentence, name[1])
+            put(attribute, name[0], name[1])
     return found
 
 
