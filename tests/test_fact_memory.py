@@ -187,3 +187,20 @@ def test_what_the_baselines_get_wrong():
     assert "Tallinn" in kept and "sesame" not in kept             # the first allergy lost
     assert query_mode("on 8 May, 2023?") == ("as_of", "2023-05-08")
     assert query_mode("in order") == ("history", "") and query_mode(None) == ("current", "")
+
+
+def test_bad_arguments_are_refused_naming_them():
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        FactTable(k=0)
+    with pytest.raises(TypeError, match="decider must be callable"):
+        FactTable("model")
+    with pytest.raises(ValueError, match="session_id must be a non-empty str"):
+        FactMemory(100, store=None, session_id=" ")
+    with pytest.raises(TypeError, match="store must be a kit.longterm.fact_store.FactStore"):
+        FactMemory(100, store="chat.db")
+    memory = FactMemory(100, count_words)
+    with pytest.raises(TypeError, match="content must be a str"):
+        memory.add("user", None)
+    with pytest.raises(ValueError):
+        memory.add("robot", "hi")
+    assert memory.added == 0 and memory.turns == []

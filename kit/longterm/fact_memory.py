@@ -29,13 +29,15 @@ from kit.longterm.facts import Candidate, Fact, FactTable
 from kit.memory.budget import Allocation, Part, allocate
 from kit.messages import Message, check_role
 from kit.ranking import parse_session_date
+from kit.store import check_session
 from kit.tokens import Measure, cl100k_tokens
 from kit.validation import check_budget, check_int
 
-__all__ = ["FactMemory", "AppendOnlyFacts", "OverwriteFacts", "HISTORY_WORDS", "query_mode"]
+__all__ = ["FactMemory", "AppendOnlyFacts", "OverwriteFacts", "HISTORY_WORDS", "RESERVE",
+           "query_mode"]
 
 HISTORY_WORDS = re.compile(r"\b(?:in order|over time|history|so far|first to last)\b", re.I)
-_MARGIN = 16            # tokens kept free: lines measured apart may join into more tokens
+RESERVE = 16            # tokens kept free by default: lines measured apart may join into more
 
 
 def query_mode(query: str | None) -> tuple[str, str]:
@@ -59,8 +61,9 @@ class _FactFrame:
 
     def __init__(self, budget: int = 2000, measure: Measure = cl100k_tokens, *,
                  keep_recent: int = 6, extractor: Callable[[str], str] | None = None,
-                 speakers: tuple[str, ...] = ()) -> None:
+                 speakers: tuple[str, ...] = (), reserve: int = RESERVE) -> None:
         self.budget = check_budget(budget)
+        self.reserve = check_int("reserve", reserve, 0)
         self.keep_recent = check_int("keep_recent", keep_recent, 0)
         if not callable(measure):
             raise TypeError(f"measure must be callable str -> int, got {measure!r:.60}")
@@ -125,7 +128,7 @@ class _FactFrame:
                       overhead=self._size(title), why=f"{mode} facts"),
                  Part("recent", [m.tokens for m in recent], 1, contiguous=True,
                       why=f"keep_recent={self.keep_recent}")]
-        allocation = allocate(max(0, self.budget - _MARGIN), parts, getattr(
+        allocation = allocate(max(0, self.budget - self.reserve), parts, getattr(
             self.measure, "unit", "tokens"))
         return title, lines, recent, allocation
 
@@ -174,7 +177,9 @@ class FactMemory(_FactFrame):
     ``str -> int``; ``keep_recent``: recent turns kept verbatim (int >= 0);
     ``extractor``: a model ``prompt -> JSON`` (:mod:`kit.longterm.fact_rules`; None:
     the rules); ``decider``: a model for the decisions (:class:`FactTable`; None: the
-    rules); ``speakers``: names never taken as fact values; ``store`` and
+    rules); ``speakers``: names never taken as fact values; ``reserve``: units of the
+    budget kept free (int >= 0, default :data:`RESERVE`: the facts and turns are measured
+    one line at a time, and the joined text may take a few more tokens); ``store`` and
     ``session_id``: a :class:`~kit.longterm.fact_store.FactStore` to write every
     decision to (and load the session's facts from at construction). Raises
     TypeError/ValueError naming a bad argument.
@@ -185,11 +190,13 @@ class FactMemory(_FactFrame):
     def __init__(self, budget: int = 2000, measure: Measure = cl100k_tokens, *,
                  keep_recent: int = 6, extractor: Callable[[str], str] | None = None,
                  decider: Callable[[str], str] | None = None, speakers: tuple[str, ...] = (),
-                 store: FactStore | None = None, session_id: str = "default") -> None:
+                 store: FactStore | None = None, session_id: str = "default",
+                 reserve: int = RESERVE) -> None:
         super().__init__(budget, measure, keep_recent=keep_recent, extractor=extractor,
-                         speakers=speakers)
+                         speakers=speakers, reserve=reserve)
         if store is not None and not isinstance(store, FactStore):
             raise TypeError(f"store must be a kit.longterm.fact_store.FactStore, got {store!r:.60}")
+        check_session(session_id)
         writer = None if store is None else (lambda rows: store.save_facts(session_id, rows))
         self.table = FactTable(decider, writer=writer)
         self.store, self.session_id = store, session_id

@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from kit.ranking import BM25Index
+from kit.validation import check_int
 
 __all__ = ["Fact", "Candidate", "Decision", "FactTable", "OPERATIONS", "DECIDE_PROMPT",
            "InvalidDecision", "check_decision", "decide_by_rules", "decide_prompt",
@@ -210,7 +211,8 @@ class FactTable:
     (counted in :attr:`fallbacks`). ``k``: how many similar current facts (int >= 1)
     the decider sees. ``writer``: called with the rows to write (new and closed facts)
     before the table changes, in one call per decision (a store's transaction); if it
-    raises, nothing changes and the error propagates.
+    raises, nothing changes and the error propagates. Raises TypeError/ValueError naming
+    a bad ``decider``, ``k`` or ``writer``.
 
     Counters: :attr:`decisions` (written: add, update, retract, none), :attr:`rejected`
     (refused by :func:`check_decision`), :attr:`fallbacks`, :attr:`model_calls`.
@@ -222,9 +224,9 @@ class FactTable:
                  writer: Callable[[list[Fact]], None] | None = None) -> None:
         if decider is not None and not callable(decider):
             raise TypeError(f"decider must be callable prompt -> reply or None, got {decider!r:.60}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be an int >= 1, got {k!r}")
-        self.decider, self.k, self.writer = decider, k, writer
+        if writer is not None and not callable(writer):
+            raise TypeError(f"writer must be callable rows -> None or None, got {writer!r:.60}")
+        self.decider, self.k, self.writer = decider, check_int("k", k, 1), writer
         self.facts: dict[int, Fact] = {}
         self.index, self.last_id = BM25Index(), 0      # the last id written
         self.decisions = {op: 0 for op in OPERATIONS}
