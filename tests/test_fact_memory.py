@@ -119,9 +119,15 @@ def test_the_facts_are_written_beside_the_transcript_and_loaded_again(tmp_path):
         memory.add("user", "I just moved to Lisbon!", speaker="Maya", when="9 January, 2023")
         memory.add("user", "We moved again, we live in Tallinn now.", speaker="Maya",
                    when="3 March, 2023")
+        memory.add("assistant", "Nice, enjoy it!", speaker="Leo", when="3 March, 2023")
     with FactStore(path) as store:
-        again = FactMemory(200, count_words, store=store, session_id="maya")
-        assert again.table.facts == memory.table.facts and again.added == 2
+        again = FactMemory(200, count_words, store=store, session_id="maya", keep_recent=2)
+        assert again.table.facts == memory.table.facts and again.added == 3
+        assert [m.number for m in store.turns("maya")] == [1, 2, 3]      # the transcript too
+        assert [m.content for m in again.turns] == ["Maya: We moved again, we live in Tallinn "
+                                                    "now.", "Leo: Nice, enjoy it!"]
+        again.add("user", "I'm allergic to sesame.", speaker="Maya", when="4 March, 2023")
+        assert again.table.current()[-1].source == (4,)          # numbering goes on
         assert store.load_facts("other") == []
         store.delete("maya")
         assert store.load_facts("maya") == []

@@ -21,6 +21,7 @@ each line and turn is measured once, and a context's size is the whole text meas
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections.abc import Callable
 
 from kit.longterm.fact_rules import extract_by_rules, extract_with_model
@@ -89,6 +90,7 @@ class _FactFrame:
         subject = speaker or ("user" if role == "user" else "assistant")
         number = self.added + 1
         iso = day.isoformat() if day else ""
+        self._keep(Message(role, content, 0, number, speaker or "", when or ""))
         if self.extractor is not None:
             self.model_calls += 1
             candidates, by_model = extract_with_model(self.extractor, content, subject,
@@ -100,11 +102,17 @@ class _FactFrame:
                                           speakers=self.speakers)
         self._take(candidates)
         self.added = number
-        text = f"{speaker}: {content}" if speaker else content
-        self.turns = (self.turns + [Message(role, text, self._size(text), number,
-                                            speaker or "", when or "")])[-self.keep_recent:] \
-            if self.keep_recent else []
+        self._recent(Message(role, content, 0, number, speaker or "", when or ""))
         return candidates
+
+    def _recent(self, message: Message) -> None:
+        """Keep ``message`` among the newest ``keep_recent`` turns, rendered and measured."""
+        text = f"{message.speaker}: {message.content}" if message.speaker else message.content
+        self.turns = (self.turns + [replace(message, content=text, tokens=self._size(text))]
+                      )[-self.keep_recent:] if self.keep_recent else []
+
+    def _keep(self, message: Message) -> None:
+        """Where a memory with a store writes the turn (nothing here)."""
 
     def _take(self, candidates: list[Candidate]) -> None:
         raise NotImplementedError
@@ -181,7 +189,8 @@ class FactMemory(_FactFrame):
     budget kept free (int >= 0, default :data:`RESERVE`: the facts and turns are measured
     one line at a time, and the joined text may take a few more tokens); ``store`` and
     ``session_id``: a :class:`~kit.longterm.fact_store.FactStore` to write every
-    decision to (and load the session's facts from at construction). Raises
+    decision to, and its turns to the transcript (at construction the session's facts,
+    message count and recent turns are loaded from it). Raises
     TypeError/ValueError naming a bad argument.
     """
 
@@ -202,8 +211,18 @@ class FactMemory(_FactFrame):
         self.store, self.session_id = store, session_id
         if store is not None:
             self.table.load(store.load_facts(session_id))
-            self.added = max((n for f in self.table.facts.values()
-                              for n in f.source + f.closed_by), default=0)
+            self.added = store.last(session_id)
+            first = max(1, self.added - self.keep_recent + 1)
+            for message in store.turns(session_id, first) if self.keep_recent else ():
+                self._recent(message)
+
+    def _keep(self, message: Message) -> None:
+        """With a store: the turn goes into the transcript first (the source of truth,
+        numbered as the facts' provenance), then its facts are written, one transaction
+        per decision. A fact write that fails leaves the turn stored and propagates."""
+        if self.store is not None:
+            self.store.append(self.session_id,
+                              replace(message, tokens=self.measure(message.content)))
 
     @property
     def model_calls_total(self) -> int:
