@@ -29,7 +29,7 @@ Each question carries the values a context must hold (``gold``), the values that
 make it wrong (``conflicting``: older values for ``current``, values of other times for
 ``as_of``), and for ``abstention`` the values whose presence is a wrong answer
 (``forbidden``). Same arguments, same conversation. Long enough: the default 24
-sessions of 20 turns are about 7,000 tokens (cl100k), over 3 x a 2,000-token budget.
+sessions of 20 turns are about 8,800 tokens (cl100k), over 3 x a 2,000-token budget.
 """
 from __future__ import annotations
 
@@ -160,13 +160,13 @@ def changing_conversation(seed: int = 0, split: str = "development", *, sessions
                           turns_per_session: int = 20) -> ChangeConversation:
     """One conversation (see the module docstring). ``split``: "development" or
     "held-out" (which half of :data:`TEMPLATES`); ``sessions``: int >= 12;
-    ``turns_per_session``: int >= 8. Same arguments, same conversation. Raises
+    ``turns_per_session``: int >= 20 (room for every statement a session may get). Same arguments, same conversation. Raises
     TypeError/ValueError naming a bad value."""
     check_int("seed", seed, 0)
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
     check_int("sessions", sessions, 12)
-    check_int("turns_per_session", turns_per_session, 8)
+    check_int("turns_per_session", turns_per_session, 20)
     rng = random.Random(f"{split}:{seed}")
     half = SPLITS.index(split)
     pools = {k: rng.sample(v, len(v)) for k, v in VALUES.items()}
