@@ -160,8 +160,8 @@ def changing_conversation(seed: int = 0, split: str = "development", *, sessions
                           turns_per_session: int = 20) -> ChangeConversation:
     """One conversation (see the module docstring). ``split``: "development" or
     "held-out" (which half of :data:`TEMPLATES`); ``sessions``: int >= 12;
-    ``turns_per_session``: int >= 20 (room for every statement a session may get). Same arguments, same conversation. Raises
-    TypeError/ValueError naming a bad value."""
+    ``turns_per_session``: int >= 20 (room for every statement a session may get).
+    Same arguments, same conversation. Raises TypeError/ValueError naming a bad value."""
     check_int("seed", seed, 0)
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
