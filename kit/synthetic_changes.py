@@ -29,7 +29,7 @@ Each question carries the values a context must hold (``gold``), the values that
 make it wrong (``conflicting``: older values for ``current``, values of other times for
 ``as_of``), and for ``abstention`` the values whose presence is a wrong answer
 (``forbidden``). Same arguments, same conversation. Long enough: the default 24
-sessions of 20 turns are about 8,800 tokens (cl100k), over 3 x a 2,000-token budget.
+sessions of 20 turns are 8,600 to 9,400 tokens (cl100k), over 3 x a 2,000-token budget.
 """
 from __future__ import annotations
 
