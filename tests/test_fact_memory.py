@@ -210,3 +210,10 @@ def test_bad_arguments_are_refused_naming_them():
     with pytest.raises(ValueError):
         memory.add("robot", "hi")
     assert memory.added == 0 and memory.turns == []
+
+
+def test_a_candidate_of_another_type_is_refused_and_nothing_changes():
+    table = FactTable()
+    with pytest.raises(TypeError, match="candidate must be a kit.longterm.facts.Candidate"):
+        table.write(("Maya", "home city", "Lisbon"))
+    assert table.facts == {} and table.log == []

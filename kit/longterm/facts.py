@@ -271,7 +271,11 @@ class FactTable:
     def write(self, candidate: Candidate) -> Decision | None:
         """Decide one candidate, check the decision, write it. Returns the decision
         written, or None when it was refused (then nothing changed; :attr:`rejected`
-        counts it and :attr:`log` says why)."""
+        counts it and :attr:`log` says why). Raises TypeError for a candidate that is not
+        a :class:`Candidate`, and what the writer raises (then nothing changed)."""
+        if not isinstance(candidate, Candidate):
+            raise TypeError(f"candidate must be a kit.longterm.facts.Candidate, got "
+                            f"{candidate!r:.60}")
         similar = self.similar(candidate)
         ids = tuple(f.id for f in similar)
         current = {f.id: f for f in self.current()}
