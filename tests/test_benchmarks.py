@@ -365,3 +365,18 @@ def test_a_long_benchmark_shows_progress_on_stderr_and_a_short_one_nothing(capsy
     assert list(progress(range(3), "quick runs")) == [0, 1, 2] and DELAY >= 10
     out, err = capsys.readouterr()
     assert "quick runs" not in out + err
+
+
+def test_fact_memory_benchmark_prints_its_table_and_targets():
+    done = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--conversations", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    policies = [row for row in rows if row and row[0] in ("held-out", "development")]
+    assert len(policies) == 10 and policies[0][:2] == ["held-out", "append-only"]
+    fact = next(row for row in policies if row[0] == "held-out" and row[1:3] == ["fact", "memory"])
+    assert fact[3:9] == ["100", "0", "100", "100", "100", "100"]
+    assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
+    bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "budget" in bad.stderr

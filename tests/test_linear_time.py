@@ -90,6 +90,11 @@ CASES = {
         make = lambda n: "Current summary:\\n(none)\\nNew turns:\\nuser: a\\n" + "  x\\n" * (n // 4)
         call = parse_summary_turns
     """,
+    "fact rules: one sentence of many values, clauses and capitalised words": """
+        from kit.longterm.fact_rules import extract_by_rules
+        make = lambda n: "I moved, " + "The Lisbon Home not #1234 sesame, " * (n // 35)
+        call = extract_by_rules
+    """,
     "facts: capitalised words after runs of spaces": """
         from kit.memory.facts import facts_in
         make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)

@@ -487,8 +487,8 @@ def test_a_version_1_file_is_migrated_and_keeps_its_turns(tmp_path):
         assert raw.execute("SELECT value FROM store_meta").fetchall() == [(str(SCHEMA_VERSION),)]
         tables = {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
     raw.close()
-    assert SCHEMA_VERSION == 3                     # 1 -> 2 -> 3, one step at a time
-    assert {"leases", "turns", "events"} <= tables
+    assert SCHEMA_VERSION == 5                     # 1 -> 2 -> 3 -> 4 -> 5, one step at a time
+    assert {"leases", "turns", "events", "idempotency", "facts"} <= tables
 
 
 def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
@@ -504,9 +504,70 @@ def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
     with TranscriptStore(path) as store:
         assert store.turns("s") == [msg(1)]
     with sqlite3.connect(path) as raw:
-        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("3",)]
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("5",)]
         assert raw.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
+        assert raw.execute("SELECT COUNT(*) FROM facts").fetchone() == (0,)
     raw.close()
+
+
+def _version_3_file(path):
+    """A store file as version 3 left it: the service tables, no idempotency, no facts."""
+    from kit.store import _SERVICE_TABLES
+    with sqlite3.connect(path) as raw:
+        for statement in V1_SCHEMA:
+            raw.execute(statement)
+        raw.execute("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''")
+        raw.execute("ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''")
+        for statement in _SERVICE_TABLES:
+            raw.execute(statement)
+        raw.execute("INSERT INTO store_meta VALUES ('schema_version', '3')")
+        raw.execute("INSERT INTO messages VALUES ('s', 1, 'user', 'text 1', 3, 1000.0, '', '')")
+    raw.close()
+
+
+def test_a_version_3_file_gets_the_idempotency_and_fact_tables_and_keeps_its_turns(tmp_path):
+    path = tmp_path / "v3.db"
+    _version_3_file(path)
+    with TranscriptStore(path) as store:
+        assert store.turns("s") == [msg(1)]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("5",)]
+        columns = [row[1] for row in raw.execute("PRAGMA table_info(facts)")]
+        keys = [row[1] for row in raw.execute("PRAGMA table_info(idempotency)")]
+    raw.close()
+    assert columns[:5] == ["session_id", "id", "subject", "attribute", "value"]
+    assert {"valid_from", "valid_to", "source", "closed_by", "status"} <= set(columns)
+    assert keys == ["session_id", "key"]
+
+
+def test_a_version_4_file_gets_only_the_fact_table(tmp_path):
+    path = tmp_path / "v4.db"
+    _version_3_file(path)
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE idempotency (session_id TEXT NOT NULL, key TEXT NOT NULL,"
+                    " PRIMARY KEY (session_id, key))")
+        raw.execute("INSERT INTO idempotency VALUES ('s', 'k1')")
+        raw.execute("UPDATE store_meta SET value = '4'")
+    raw.close()
+    with TranscriptStore(path):
+        pass
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("5",)]
+        assert raw.execute("SELECT * FROM idempotency").fetchall() == [("s", "k1")]
+        assert raw.execute("SELECT COUNT(*) FROM facts").fetchone() == (0,)
+    raw.close()
+
+
+def test_a_damaged_version_3_file_is_refused_not_migrated(tmp_path):
+    path = tmp_path / "v3.db"
+    _version_3_file(path)
+    data = bytearray(path.read_bytes())
+    data[100:len(data)] = b"\xff" * (len(data) - 100)        # every page after the header
+    path.write_bytes(bytes(data))
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="v3.db"):
+        TranscriptStore(path)
+    assert path.read_bytes() == before                           # left unchanged
 
 
 def test_restore_round_trips_speaker_and_date(tmp_path):

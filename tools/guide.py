@@ -60,6 +60,9 @@ LESSON_OF = {
                       "conversations and reporting it on the one left out"),
     "fencing rule": ("10_serving", "exercise 1, `may_commit`, the rule of a fenced write"),
     "lease store": ("10_serving", "exercise 2, the whole lease store with fencing tokens"),
+    "as of": ("12_memory_that_changes", "exercise 1, `facts_as_of`, the facts valid on a date"),
+    "fact memory": ("12_memory_that_changes", "exercise 2, the whole decide-and-write step "
+                    "of a fact memory"),
 }
 UNMAPPED = "no lesson named yet (add the mechanism to LESSON_OF in tools/guide.py)"
 SECTION = re.compile(r"^##\s+(\d+)\s*[.·]\s*(.+?)\s*$")   # "## 3. One compaction", "## 1 · Four"

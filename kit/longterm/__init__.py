@@ -16,6 +16,12 @@ Modules: :mod:`~kit.longterm.session` (the record), :mod:`~kit.longterm.context`
 (the context builder), :mod:`~kit.longterm.overflow` (the folding prompt, its stub and
 the rule-based fallback), :mod:`~kit.longterm.profile` (profile, evidence, merge, views),
 :mod:`~kit.longterm.distil` (model or rules), :mod:`~kit.longterm.samples` (sample data).
+
+Facts that change (lesson 12): :mod:`~kit.longterm.facts` (the write path: candidates,
+similar facts, a checked add/update/retract/none decision, validity intervals and
+provenance), :mod:`~kit.longterm.fact_rules` (the extractors),
+:mod:`~kit.longterm.fact_store` (the ``facts`` table beside the transcript) and
+:mod:`~kit.longterm.fact_memory` (the memory protocol and the baselines).
 """
 from kit.longterm.context import DEFAULT_BUDGET_CHARS, InterviewContext, build_interview_context
 from kit.longterm.overflow import (DEFAULT_SUMMARY_CAP_CHARS, FOLLOW_UP_BELOW,
@@ -27,6 +33,9 @@ from kit.longterm.distil import (DISTIL_PROMPT, Distillation, build_distil_promp
                                  rule_based_signals)
 from kit.longterm.profile import (Evidence, Profile, count_evidence, merge_profiles,
                                   profile_markdown)
+from kit.longterm.fact_memory import AppendOnlyFacts, FactMemory, OverwriteFacts
+from kit.longterm.fact_store import FactStore
+from kit.longterm.facts import Candidate, Decision, Fact, FactTable
 from kit.longterm.samples import SAMPLE_ROLE, sample_sessions
 from kit.longterm.session import (MAX_SCORE, InterviewSession, InterviewTurn, render_turn,
                                   turn_from_dict, turn_to_dict)
@@ -42,4 +51,6 @@ __all__ = [
     "DISTIL_PROMPT", "Distillation", "build_distil_prompt", "parse_distil_reply",
     "distil_stub", "rule_based_signals", "distil_profile",
     "sample_sessions", "SAMPLE_ROLE",
+    "Fact", "Candidate", "Decision", "FactTable", "FactStore", "FactMemory",
+    "AppendOnlyFacts", "OverwriteFacts",
 ]
