@@ -287,10 +287,10 @@ def test_the_random_conversations_are_seeded_and_reach_every_path():
 
 
 def test_the_check_is_deterministic_and_fast(capsys):
-    start = time.perf_counter()
+    start = time.process_time()          # CPU time: a busy machine does not add to it
     check_chatbot_turn(Chatbot)
     check_chatbot_turn(Chatbot)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == lines[1] and lines[0].startswith("PASS chatbot turn: ")
 

@@ -118,9 +118,9 @@ def test_right_answers_pass(answer, passes):
 
 
 def test_the_check_is_fast():
-    start = time.perf_counter()
+    start = time.process_time()          # CPU time: a busy machine does not add to it
     check_map_reduce(kit_answer)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
 
 
 # -- wrong answers -----------------------------------------------------------------------
@@ -141,11 +141,11 @@ def test_every_registered_mistake_is_rejected_with_its_hint(wrong, rejects):
 
 def test_no_round_limit_is_stopped_by_a_budget_not_a_hang(rejects):
     wrong = next(m.answer for m in MAP_REDUCE if m.name == "no-round-limit")
-    start = time.perf_counter()
+    start = time.process_time()          # CPU time: a busy machine does not add to it
     rejects(check_map_reduce, wrong, "a summariser that does not shrink",
             f"measure was called {checker.MEASURE_LIMIT:,} times and the loop goes on",
             "after max_rounds rounds")
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_an_unbounded_loop_that_calls_the_model_hits_the_call_budget(rejects):

@@ -235,10 +235,10 @@ def test_each_case_shows_the_rule_it_is_named_for():
 
 
 def test_the_check_is_fast_and_deterministic(capsys):
-    start = time.perf_counter()
+    start = time.process_time()          # CPU time: a busy machine does not add to it
     check_token_window(TokenWindow)
     check_token_window(DequeWindow)
-    assert time.perf_counter() - start < 2
+    assert time.process_time() - start < 2
     first = capsys.readouterr().out
     check_token_window(TokenWindow)
     check_token_window(DequeWindow)

@@ -12,6 +12,7 @@ From the bottom (DECISIONS: the layers):
 5. on the side: checks, mistakes, drills, widgets, plots, the command line, the package.
 """
 import ast
+import functools
 import shutil
 from pathlib import Path
 
@@ -56,6 +57,13 @@ def is_module(name: str, root: Path) -> bool:
     return (root / relative).with_suffix(".py").is_file() or (root / relative).is_dir()
 
 
+@functools.lru_cache(maxsize=1024)
+def parsed(text: str) -> ast.Module:
+    """``ast.parse(text)``, once per text: the planted-edge tests parse copies of the whole
+    kit in which one file differs."""
+    return ast.parse(text)
+
+
 def imports(path: Path, root: Path) -> set[str]:
     """Every kit module a file imports, wherever the statement is: ``import``, ``from ...
     import`` (``from kit import rag`` counts as ``kit.rag``), and ``importlib.import_module``
@@ -63,7 +71,7 @@ def imports(path: Path, root: Path) -> set[str]:
     found, parts = set(), module_name(path, root).split(".")
     if path.name != "__init__.py":
         parts = parts[:-1]                          # the package the module is in
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.split(".")[0] == "kit"}
         elif isinstance(node, ast.ImportFrom):
