@@ -1,7 +1,7 @@
 """Benchmark: single-pass vs map-reduce summarization of 10 to 100,000 memory items.
 
-For each number of items, one row per strategy: the largest prompt (tokens, chars / 4 as
-:func:`kit.tokens.approx_tokens` counts them), model calls, levels, lone summaries
+For each number of items, one row per strategy: the largest prompt (tokens, as
+:func:`kit.tokens.cl100k_tokens` counts them), model calls, levels, lone summaries
 carried up without a call, wall time (ms) and whether every prompt fits the window. A
 single pass whose prompt is over the window is not sent: its row shows the size it
 would have had and "no (over window, not sent)".

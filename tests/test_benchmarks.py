@@ -28,7 +28,7 @@ def test_memory_add_benchmark_prints_its_table():
 def test_hierarchical_benchmark_prints_its_table():
     from kit.hierarchical import (build_batch_prompt, first_sentence_summariser,
                                   hierarchical_summary, sample_items)
-    from kit.tokens import approx_tokens
+    from kit.tokens import cl100k_tokens
 
     done = subprocess.run([sys.executable, "benchmarks/hierarchical.py", "--sizes", "10", "1000",
                            "--window", "2000", "--batch-size", "20"],
@@ -42,7 +42,7 @@ def test_hierarchical_benchmark_prints_its_table():
     assert [row[:2] for row in rows] == [["10", "single pass"], ["10", "map-reduce"],
                                          ["1,000", "single pass"], ["1,000", "map-reduce"]]
     items = sample_items(1000)                               # the benchmark's items
-    single = approx_tokens(build_batch_prompt([(it.id, it.text) for it in items]))
+    single = cl100k_tokens(build_batch_prompt([(it.id, it.text) for it in items]))
     assert rows[2][2:6] == [f"{single:,}", "0", "0", "0"]    # the size it would have had
     assert rows[2][-1] == "no (over window, not sent)" and single > 2000
     mapreduce = hierarchical_summary(items, first_sentence_summariser, window=2000,
