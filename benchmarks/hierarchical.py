@@ -19,6 +19,7 @@ import time
 
 from kit.hierarchical import (WindowExceededError, first_sentence_summariser,
                               hierarchical_summary, sample_items)
+from kit.tokens import cl100k_tokens
 from kit.trace import Table
 from progress import progress              # benchmarks/progress.py: tqdm on stderr
 
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="seed of sample_items (default: %(default)s)")
     args = parser.parse_args(argv)
     every = sample_items(max(args.sizes), seed=args.seed)
+    cl100k_tokens("warm-up")          # load the encoding here, not inside the first timed row
     rows = []
     runs = [(n, label, depth) for n in args.sizes
             for label, depth in (("single pass", "single"), ("map-reduce", "hierarchical"))]

@@ -5,8 +5,8 @@
 - every lesson has a section in the guide and a cheat sheet;
 - the figures the cheat sheets quote are in the lessons: every number of a sheet's
   "Numbers to remember" appears in its solution notebook, and the worked traces quoted for
-  the laptop (03), the COD chatbot (07) and the hysteresis run (04) are what the saved
-  outputs show.
+  the laptop (03), the COD chatbot (07), the hysteresis run (04), the carried-up run and the
+  characters / 4 overflow (05) are what the saved outputs show.
 """
 from __future__ import annotations
 
@@ -201,6 +201,21 @@ def test_hysteresis_figures():
     assert "96 → 32 compactions" in GUIDE.read_text(encoding="utf-8")
     sheet = " ".join((SHEETS / "04_robust_summary_memory.md").read_text(encoding="utf-8").split())
     assert "`target=120` compacts 96 times (14812" in sheet and "`target=60` 32 times (6428)" in sheet
+
+
+def test_carried_up_figures():
+    outputs = notebook_text(ROOT / "solutions" / "05_hierarchical_summarisation.ipynb",
+                            outputs_only=True)
+    assert re.search(r"^window=118\s+L1\.1\s+m1, m2\s+2\s+97\s+119\s+118$", outputs, re.M)
+    assert re.search(r"^2\s+L2\.2\s+L1\.3\s+3\s+\d+\s+no, carried$", outputs, re.M)
+    assert re.search(r"^3\s+L3\.1\s+L2\.1 \.\. L2\.2 \(2\)\s+7\s+\d+\s+yes$", outputs, re.M)
+    assert "model calls: 5, carried up: 1" in outputs
+    assert re.search(r"^approx_tokens\s+L1\.1\s+m1, .*, m7\s+114\s+265\s+150\s+no: 115 over$",
+                     outputs, re.M)
+    sheet = " ".join((SHEETS / "05_hierarchical_summarisation.md").read_text(
+        encoding="utf-8").split())
+    assert "Window 118: batches m1-m2, m3-m4, m5-m7; `L2.2` is `L1.3` carried up: 5 calls" in sheet
+    assert "114 \"tokens\" that the tokenizer counts as 265" in sheet
 
 
 def test_recall_figure():

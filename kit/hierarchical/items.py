@@ -69,8 +69,8 @@ def sample_items(n: int, seed: int = 0) -> list[MemoryItem]:
     """``n`` made-up memory items ``m1`` .. ``m<n>``, the same for the same ``seed``.
 
     Each text is two sentences, a fact about a person ("Ben paid invoice 4120.") and a
-    detail ("No follow-up is needed."): 11 to 16 tokens by
-    :func:`kit.tokens.approx_tokens` (about 16 with its ``[id]`` as a prompt line). Ids
+    detail ("No follow-up is needed."): 10 to 18 tokens by
+    :func:`kit.tokens.cl100k_tokens` (about 18 with its ``[id]`` as a prompt line). Ids
     are unique. The items for a smaller ``n`` are
     the first ones for a larger ``n`` (same seed), so one list can be sliced for several
     sizes. ``n``: int >= 0 (0 gives ``[]``); ``seed``: any int. Raises TypeError or
