@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from kit.checks import CheckFailed, call_learner, expect, passed
 from kit.checks.hints import judge, judged
-from kit.checks.protocol import build, state
+from kit.checks.protocol import build, check_copies, state
 from kit.memory import TokenWindow
 from kit.memory.window import orphan_reply
 from kit.messages import Message, span
@@ -387,32 +387,6 @@ def _run_case(cls: object, case: Case, name: str) -> tuple[object, int]:
     return memory, compared
 
 
-def _check_aliasing(memory: object, name: str, where: str) -> None:
-    """messages() returns a new list of new dicts: clearing the list it gave, or editing
-    one of its dicts, must not change what the next call gives."""
-    shown = f"{where}: {name}.messages()"
-    first = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
-    kept = [dict(m) for m in first]
-    first.clear()
-    again = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
-    expect(again == kept,
-           f"{where}: after the caller cleared the list {name}.messages() returned, "
-           f"messages() gave {again!r:.80} instead of the {len(kept)} messages. "
-           f"Why: a caller that edits the request it sends (adds the question, trims it) "
-           f"would change the memory. Hint: {name}.messages() returned its own list; return "
-           f"a new list on every call (a list comprehension or list(...)).")
-    for message in again:
-        if isinstance(message, dict):
-            message["content"] = "edited by the caller"
-    third = call_learner(memory.messages, name=f"{name}.messages", shown=shown)
-    expect(third == kept,
-           f"{where}: after the caller edited the dicts {name}.messages() returned, "
-           f"messages() gave {third!r:.80} instead of the {len(kept)} messages as they were. "
-           f"Why: a caller that redacts or trims a message it got would rewrite the memory. "
-           f"Hint: messages() returned the dicts it keeps: build new dicts on every call "
-           f"({{'role': ..., 'content': ...}} in a list comprehension).")
-
-
 def _check_counting(cls: object, name: str) -> None:
     """Flat calls per add; exactly once per message and once for the system prompt;
     no calls on reading; the same final window as the kit after 1,000 adds."""
@@ -491,7 +465,7 @@ def _replay(cls: object, names: tuple[str, ...], aliasing: bool = False) -> int:
         memory, compared = _run_case(cls, case, name)
         cases += compared
         if aliasing and case.name == names[0]:
-            _check_aliasing(memory, name, _label(case, name))
+            check_copies(memory, name, _label(case, name))
             cases += 1
     return cases
 
