@@ -1,14 +1,15 @@
 """Dense retrieval: texts as vectors, searched by cosine similarity.
 
 BM25 finds a turn only through the words it shares with the question; most multi-hop
-evidence shares none ("What does Melanie do to relax?" / "I signed up for a pottery
-class"). An embedding model maps texts with a similar meaning to nearby vectors. The kit
-cannot ship or run such a model, so this module is the interface a user plugs one into:
+evidence shares none ("What items has Melanie bought?" / "Luna and Oliver! They are so
+sweet and playful"). An embedding model maps texts with a similar meaning to nearby
+vectors. This module is the interface a model plugs into:
 
 - an **embedder** is any callable ``texts -> vectors``: a list of str in, one vector per
-  text out (a numpy array or lists of numbers), all of one length. A real one is
-  :class:`kit.openai_compat.OpenAICompatibleEmbedder`; :class:`HashingEmbedder` is a
-  deterministic one with no model, for tests and lessons;
+  text out (a numpy array or lists of numbers), all of one length. Real ones are
+  :class:`~kit.ranking.onnx_embedder.OnnxEmbedder` (a local ONNX model, by default the
+  packaged all-MiniLM-L6-v2) and :class:`kit.openai_compat.OpenAICompatibleEmbedder`;
+  :class:`HashingEmbedder` is a deterministic one with no model, for tests;
 - :class:`DenseIndex` keeps one L2-normalised vector per text, added one at a time or
   in batches (one embedder call per batch), with increasing int keys like
   :class:`kit.ranking.bm25.BM25Index`, and searches with one matrix-vector product;
