@@ -33,7 +33,9 @@ disagreement.
 A real semantic model is an option: ``--embedder`` gives recall memory a dense
 retriever fused with BM25 (``semantic``: the packaged all-MiniLM-L6-v2, run offline by
 :class:`kit.ranking.dense.OnnxEmbedder`, needs the ``semantic`` extra; ``auto``: that
-model when installed, else none; ``hashing``: the deterministic stand-in of
+model when installed, else none; ``static``: a word-piece table distilled from that
+model, :class:`kit.ranking.static_embedder.StaticEmbedder`, no model run per text;
+``hashing``: the deterministic stand-in of
 :mod:`kit.ranking.dense`, no model; ``openai``: an OpenAI-compatible ``/embeddings``
 endpoint configured from the environment, ``KIT_LLM_BASE_URL``, ``KIT_LLM_API_KEY``,
 ``KIT_EMBEDDING_MODEL``; ``module:name``: a callable ``texts -> vectors`` you
@@ -50,7 +52,7 @@ question (:class:`kit.ranking.dense.CachedEmbedder`).
 Usage: python benchmarks/memory_policy.py [--data [DIR]] [--conversations 26,30]
        [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
        [--ablation] [--cv] [--check 5]
-       [--embedder semantic|auto|hashing|openai|module:name] [--dense-weight 1]
+       [--embedder semantic|auto|static|hashing|openai|module:name] [--dense-weight 1]
        [--llm openai|module:name]
        [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
 """
@@ -97,7 +99,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "and stop on any disagreement (default 5; 0: none)")
     parser.add_argument("--embedder", default=None, metavar="SPEC",
                         help="a dense retriever for recall: semantic (the packaged model), "
-                             "auto, hashing, openai or module:name")
+                             "auto, static, hashing, openai or module:name")
     parser.add_argument("--dense-weight", type=float, default=1.0, metavar="W",
                         help="the dense ranking's weight in the fusion (default 1)")
     parser.add_argument("--llm", default=None, metavar="SPEC",
@@ -154,6 +156,10 @@ def search_options(args: argparse.Namespace) -> dict:
         found = resolve_embedder(args.embedder)     # ModelUnavailable without the extra
         if found is not None:                       # a cache of its own: cold
             options["embedder"] = CachedEmbedder(OnnxEmbedder())
+    elif args.embedder == "static":
+        from kit.ranking.dense import CachedEmbedder
+        from kit.ranking.static_embedder import StaticEmbedder
+        options["embedder"] = CachedEmbedder(StaticEmbedder())
     elif args.embedder == "hashing":
         from kit.ranking.dense import HashingEmbedder
         options["embedder"] = HashingEmbedder()

@@ -288,3 +288,38 @@ def test_a_restored_memory_embeds_its_transcript_in_one_call():
         assert calls == []                                   # nothing embedded at restore
         assert again.context_numbers(question) == before
         assert calls == [len(again.index), 1]                # the transcript, the question
+
+
+def test_the_static_table_is_the_mean_of_word_piece_rows_minus_their_mean():
+    from types import SimpleNamespace
+
+    from kit.ranking.static_embedder import StaticEmbedder
+
+    class Pieces:                           # a tokenizer of 4 pieces: [CLS] [SEP] a b
+        ids = {"[CLS]": 0, "[SEP]": 1, "a": 2, "b": 3}
+
+        def get_vocab_size(self):
+            return 4
+
+        def token_to_id(self, token):
+            return self.ids[token]
+
+        def encode_batch(self, texts, add_special_tokens=True):
+            return [SimpleNamespace(ids=[self.ids[w] for w in t.split()]) for t in texts]
+
+    runs = []
+
+    def hidden(ids, mask=None):
+        runs.append(ids.tolist())
+        out = np.zeros((len(ids), 3, 2), dtype=np.float32)
+        out[:, 1, 0] = ids[:, 1]            # the piece's own position: (id, 1)
+        out[:, 1, 1] = 1.0
+        return out
+    model = SimpleNamespace(_tokenizer=Pieces(), dim=2, hidden=hidden)
+    static = StaticEmbedder(model, batch_size=3)
+    assert runs == [[[0, 0, 1], [0, 1, 1], [0, 2, 1]], [[0, 3, 1]]]
+    assert static.table.tolist() == [[-1.5, 0.0], [-0.5, 0.0], [0.5, 0.0], [1.5, 0.0]]
+    vectors = static(["a", "a b", "", "b a b"])
+    assert vectors.tolist() == [[1.0, 0.0], [1.0, 0.0], [0.0, 0.0], [1.0, 0.0]]
+    with pytest.raises(TypeError, match="texts must be a list of str"):
+        static("a")

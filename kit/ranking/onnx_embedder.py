@@ -173,6 +173,15 @@ class OnnxEmbedder:
         self.dim = int(self._run([[101, 102]])[0].shape[-1])    # one probe run: [CLS] [SEP]
         self.calls = self.runs = self.embedded = 0
 
+    def hidden(self, ids: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """One model run on word-piece ids (int64, shape ``(texts, pieces)``; ``mask``: 1
+        for a piece, 0 for padding, default all 1): the model's output as float32."""
+        mask = np.ones_like(ids) if mask is None else mask
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        return self._session.run([self._output], feed)[0].astype(np.float32)
+
     def _run(self, pieces: list[list[int]]) -> np.ndarray:
         """One model run on texts given as word-piece ids: their pooled vectors."""
         width = max(map(len, pieces))
@@ -180,10 +189,7 @@ class OnnxEmbedder:
         mask = np.zeros_like(ids)
         for row, text in enumerate(pieces):
             ids[row, :len(text)], mask[row, :len(text)] = text, 1
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run([self._output], feed)[0].astype(np.float32)
+        hidden = self.hidden(ids, mask)
         if hidden.ndim == 3:                       # one vector per piece: mean over the mask
             weights = mask[:, :, None].astype(np.float32)
             hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
