@@ -170,7 +170,8 @@ class OnnxEmbedder:
                              "input_ids and attention_mask")
         outputs = [o.name for o in self._session.get_outputs()]
         self._output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
-        self.dim = int(self._run([[101, 102]])[0].shape[-1])    # one probe run: [CLS] [SEP]
+        probe = self._tokenizer.encode("").ids or [0]       # e.g. [CLS] [SEP]: one probe run
+        self.dim = int(self._run([probe]).shape[-1])
         self.calls = self.runs = self.embedded = 0
 
     def hidden(self, ids: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
