@@ -323,3 +323,12 @@ def test_the_static_table_is_the_mean_of_word_piece_rows_minus_their_mean():
     assert vectors.tolist() == [[1.0, 0.0], [1.0, 0.0], [0.0, 0.0], [1.0, 0.0]]
     with pytest.raises(TypeError, match="texts must be a list of str"):
         static("a")
+
+
+def test_the_shipped_tokenizer_is_the_models_with_its_licence():
+    import hashlib
+    folder = MINILM_TOKENIZER.parent
+    digest = hashlib.sha256(MINILM_TOKENIZER.read_bytes()).hexdigest()
+    assert digest == "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+    assert "Apache License" in (folder / "LICENSE").read_text(encoding="utf-8")
+    assert digest in (folder / "NOTICE").read_text(encoding="utf-8")
