@@ -30,18 +30,29 @@ Context sizes are the ones each memory reports under its own counting rule (its
 loads of every run from the texts with the memory's rule and stops on any
 disagreement.
 
-A real semantic model is an option, never needed: ``--embedder`` gives recall memory
-a dense retriever fused with BM25 (``hashing``: the deterministic stand-in of
+A real semantic model is an option: ``--embedder`` gives recall memory a dense
+retriever fused with BM25 (``semantic``: the packaged all-MiniLM-L6-v2, run offline by
+:class:`kit.ranking.dense.OnnxEmbedder`, needs the ``semantic`` extra; ``auto``: that
+model when installed, else none; ``static``: a word-piece table distilled from that
+model, :class:`kit.ranking.static_embedder.StaticEmbedder`, no model run per text;
+``hashing``: the deterministic stand-in of
 :mod:`kit.ranking.dense`, no model; ``openai``: an OpenAI-compatible ``/embeddings``
 endpoint configured from the environment, ``KIT_LLM_BASE_URL``, ``KIT_LLM_API_KEY``,
 ``KIT_EMBEDDING_MODEL``; ``module:name``: a callable ``texts -> vectors`` you
-provide), and ``--llm`` a model that splits each question into sub-questions
+provide), fused with the weight ``--dense-weight`` (default 1: plain RRF, the rule
+stated before any measurement), and ``--llm`` a model that splits each question into sub-questions
 (``openai``: the chat endpoint of :mod:`kit.openai_compat`, configured from the
 environment; ``module:name``: a prompt model ``str -> str``).
 
+With an embedder, the benchmark first runs every strategy without it, then with it,
+cold (the model's cache emptied: no embedding kept from an earlier run), and prints the
+two times side by side: the recall strategies share one embedding per turn text and per
+question (:class:`kit.ranking.dense.CachedEmbedder`).
+
 Usage: python benchmarks/memory_policy.py [--data [DIR]] [--conversations 26,30]
        [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
-       [--ablation] [--cv] [--check 5] [--embedder hashing|openai|module:name]
+       [--ablation] [--cv] [--check 5]
+       [--embedder semantic|auto|static|hashing|openai|module:name] [--dense-weight 1]
        [--llm openai|module:name]
        [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
 """
@@ -88,7 +99,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="re-count N loads per run with the memory's own counting rule "
                              "and stop on any disagreement (default 5; 0: none)")
     parser.add_argument("--embedder", default=None, metavar="SPEC",
-                        help="a dense retriever for recall: hashing, openai or module:name")
+                        help="a dense retriever for recall: semantic (the packaged model), "
+                             "auto, static, hashing, openai or module:name")
+    parser.add_argument("--dense-weight", type=float, default=1.0, metavar="W",
+                        help="the dense ranking's weight in the fusion (default 1)")
     parser.add_argument("--llm", default=None, metavar="SPEC",
                         help="a model splitting questions for recall: openai or module:name")
     return parser.parse_args(argv)
@@ -138,7 +152,16 @@ class Watched:
 def search_options(args: argparse.Namespace) -> dict:
     """RecallSearch keywords from ``--embedder`` and ``--llm``, each model watched."""
     options = {}
-    if args.embedder == "hashing":
+    if args.embedder in ("semantic", "auto"):
+        from kit.ranking.dense import CachedEmbedder, OnnxEmbedder, resolve_embedder
+        found = resolve_embedder(args.embedder)     # ModelUnavailable without the extra
+        if found is not None:                       # a cache of its own: cold
+            options["embedder"] = CachedEmbedder(OnnxEmbedder())
+    elif args.embedder == "static":
+        from kit.ranking.dense import CachedEmbedder
+        from kit.ranking.static_embedder import StaticEmbedder
+        options["embedder"] = CachedEmbedder(StaticEmbedder())
+    elif args.embedder == "hashing":
         from kit.ranking.dense import HashingEmbedder
         options["embedder"] = HashingEmbedder()
     elif args.embedder == "openai":
@@ -154,7 +177,28 @@ def search_options(args: argparse.Namespace) -> dict:
     for key, flag in (("embedder", "--embedder"), ("decompose", "--llm")):
         if key in options:
             options[key] = Watched(options[key], flag)
+    if "embedder" in options and args.dense_weight != 1.0:
+        options["dense_weight"] = args.dense_weight
     return options
+
+
+def prefetch(embedder: Watched, conversations) -> None:
+    """Embed every question in one call per conversation when the embedder keeps what it
+    embeds (a :class:`~kit.ranking.dense.CachedEmbedder`): one model run per 64
+    questions instead of one per question."""
+    from kit.ranking.dense import CachedEmbedder
+    if isinstance(embedder.model, CachedEmbedder):
+        for conversation in conversations:
+            embedder.model([q.question for q in conversation.questions])
+
+
+def time_table(without: float, with_model: float, embedder) -> str:
+    """The benchmark's time without and with the embedder, side by side (the run with it
+    started cold: its cache held nothing)."""
+    texts = getattr(embedder, "__len__", None)
+    held = f"; {len(embedder):,} distinct texts embedded" if texts else ""
+    return (f"time, every strategy and budget: without the embedder {without:.2f} s, with it "
+            f"{with_model:.2f} s (cold{held}): {with_model / max(without, 1e-9):.1f}x")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,9 +223,17 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    measure = CachedMeasure()                      # one tokenizer cache for every run
-    start = time.perf_counter()
     try:
+        without = None
+        if "embedder" in options:                   # the floor: the same runs, no model
+            start = time.perf_counter()
+            run_policy_benchmark(conversations, budgets, strategies, measure=CachedMeasure(),
+                                 check=args.check)
+            without = time.perf_counter() - start
+        measure = CachedMeasure()                   # one tokenizer cache for every run
+        start = time.perf_counter()
+        if "embedder" in options:                   # the questions, in batches, up front
+            prefetch(options["embedder"], conversations)
         results = [run for batch in progress([[c] for c in conversations] or [[]],
                                              "conversations")
                    for run in run_policy_benchmark(batch, budgets, strategies,
@@ -210,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"total {total:.2f} s for {len(results)} runs on {turns:,} turns; tokenizer calls "
           f"in all: {measure.calls:,} (each distinct text measured once: {len(measure.cache):,} "
           f"texts cached)")
+    if without is not None:
+        print(time_table(without, total, options["embedder"].model))
     reported = sum(r.run.sizes == "memory" for r in results)
     print(f"context sizes: reported by the memories in {reported} of {len(results)} runs "
           f"(the others measured); {sum(r.run.checked for r in results):,} loads re-counted "

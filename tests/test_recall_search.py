@@ -232,11 +232,31 @@ def test_a_dense_retriever_is_fused_with_bm25_through_its_interface():
     dense, plain = direct(embedder=embedder), direct()
     for search in (dense, plain):
         search.extend(turns)
-    assert calls == [["Ann: My photographs won a prize.", "Bob: Congrats!",   # one call
-                      "Bob: The weather is grey."]]
+    assert calls == []                                  # embedded at the first search
     assert plain.rank("Is Ann into photography?") == []        # no stem in common
     assert dense.rank("Is Ann into photography?")[0] == 1       # character trigrams meet
     assert dense.last["dense"][0] == 1
+    assert calls == [["Ann: My photographs won a prize.", "Bob: Congrats!",   # one call
+                      "Bob: The weather is grey."], ["Is Ann into photography?"]]
+    dense.add(turn(4, "Rain again.", "Bob"))
+    dense.rank("rain")
+    assert calls[2:] == [["Bob: Rain again."], ["rain"]]       # each turn embedded once
+
+
+def test_turns_added_one_by_one_are_embedded_in_one_call_at_the_next_search():
+    from kit.synthetic import synthetic_conversation
+    conversation = synthetic_conversation(5, 20)
+    calls = []
+
+    def embedder(texts):
+        calls.append(len(texts))
+        return HashingEmbedder()(texts)
+    memory = RecallMemory(300, count_words, search=direct(embedder=embedder))
+    for t in conversation.turns[:100]:
+        memory.add(conversation.role_of(t.speaker), t.text, speaker=t.speaker, when=t.date)
+    assert calls == []
+    memory.context(conversation.questions[0].question)
+    assert calls == [len(memory.index), 1]      # the turns out of the window, the question
 
 
 
@@ -244,7 +264,7 @@ def test_a_failing_embedder_never_stops_recall_and_catches_up_when_it_answers():
     turns = [turn(1, "My photographs won a prize."), turn(2, "Congrats!", "Bob"),
              turn(3, "The weather is grey.", "Bob"), turn(4, "Rain again.", "Bob"),
              turn(5, "I sold a photograph.")]
-    answers = iter([None, "down", "down", None, None, None])   # None: answer; else fail
+    answers = iter([None, None, "down", "down", None, None, None])  # None: answer; else fail
 
     def flaky(texts):
         if next(answers) == "down":
@@ -252,23 +272,27 @@ def test_a_failing_embedder_never_stops_recall_and_catches_up_when_it_answers():
         return HashingEmbedder()(texts)
     search = direct(embedder=flaky)
     search.add(turns[0])
-    search.add(turns[1])                             # fails: BM25 has it, the embedder not
-    assert len(search) == 2 and len(search.dense) == 1
+    search.rank("prize")                             # embeds turn 1, then the question
+    search.add(turns[1])
+    ranking = search.rank("photography prize")       # fails: BM25 alone
+    assert len(search) == 2 and len(search.dense) == 1 and ranking == [1]
     assert search.failures["embedder"] == 1 and search.last["embedder failed"] == ["ConnectionError"]
-    search.add(turns[2])                             # fails again: skipped for the next turn
+    search.add(turns[2])
+    search.rank("photography prize")                 # fails again: skipped for the next turns
     assert len(search.dense) == 1 and search.failures["embedder"] == 2
+    search.add(turns[3])
     ranking = search.rank("photography prize")       # skipped (backing off): BM25 alone
     assert "dense" not in search.last and ranking == [1]
-    search.add(turns[3])                             # still skipped
     assert len(search.dense) == 1 and search.failures["embedder"] == 2
     search.add(turns[4])                             # answers: turns 2 to 5 in one call
-    assert len(search.dense) == 5 and search._unembedded == []
     assert set(search.rank("photography")[:2]) == {1, 5} and "dense" in search.last
+    assert len(search.dense) == 5 and search._unembedded == []
 
     def wrong(texts):
         return np.zeros((len(texts) + 1, 4))
     bad = direct(embedder=wrong)
     bad.add(turns[0])                                # a wrong shape is a failure too
+    assert bad.rank("prize") == [1]
     assert (len(bad), len(bad.dense), bad.failures["embedder"]) == (1, 0, 1)
     memory = RecallMemory(300, count_words, search=direct(embedder=lambda texts: 1 / 0))
     for t in turns:

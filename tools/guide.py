@@ -58,6 +58,8 @@ LESSON_OF = {
     "chatbot turn": ("07_rag_chatbot", "exercise 3, the whole turn"),
     "leave-one-out": ("09_memory_evaluation", "exercise 3, choosing a setting on the other "
                       "conversations and reporting it on the one left out"),
+    "hybrid ranking": ("09_memory_evaluation", "exercise 4, the hybrid ranking: dense + "
+                       "BM25 by reciprocal rank fusion"),
     "fencing rule": ("10_serving", "exercise 1, `may_commit`, the rule of a fenced write"),
     "lease store": ("10_serving", "exercise 2, the whole lease store with fencing tokens"),
     "as of": ("12_memory_that_changes", "exercise 1, `facts_as_of`, the facts valid on a date"),

@@ -22,7 +22,9 @@ ablation measures what each one adds:
   instead (:data:`kit.prompts.DECOMPOSE_PROMPT`, one sub-question per line); if it
   fails or says nothing usable, the rule-based split is used and :attr:`last` says so.
 - **dense retrieval** (``embedder``, optional): ``embed(texts) -> vectors``
-  (:mod:`kit.ranking.dense`); cosine similarity ranks the turns too.
+  (:mod:`kit.ranking.dense`; a real model: the packaged MiniLM, ``embedder="semantic"``);
+  cosine similarity ranks the turns too, fused with weight ``dense_weight``. Turns are
+  embedded in batches, at the first search after they were added.
 - **neighbour expansion** (``neighbours``): a recalled turn brings its partner, right
   after it in the ranking: the reply when the turn asks a question (ends with "?"),
   else the turn it answers (the one before), if another speaker said it in the same
@@ -46,7 +48,7 @@ from kit.prompts import DECOMPOSE_PROMPT, QUESTION_HEADER
 from kit.ranking.bm25 import BM25Index
 from kit.ranking.fusion import check_k_rrf, rrf_positions
 from kit.tokens import approx_tokens
-from kit.validation import check_flag, check_int
+from kit.validation import check_flag, check_int, check_weight
 
 if TYPE_CHECKING:                 # numpy is imported when a search first needs it
     import numpy as np
@@ -104,9 +106,13 @@ class RecallSearch:
     ``index``: an empty :class:`~kit.memory.turn_index.TurnIndex` (default one with its
     defaults); ``sessions``: int >= 0, how many best sessions the two-stage search
     opens (0, the default: off); ``split`` (default on), ``neighbours`` (default off):
-    bools; ``decompose``: a prompt model or None; ``embedder``: ``list[str] -> vectors``
-    or None; ``k_rrf``: RRF's constant. Raises TypeError / ValueError naming a bad
-    value.
+    bools; ``decompose``: a prompt model or None; ``embedder``: ``list[str] -> vectors``,
+    or ``"semantic"`` (the packaged MiniLM, :func:`kit.ranking.dense.semantic_embedder`;
+    :class:`~kit.ranking.onnx_embedder.ModelUnavailable` without the ``semantic``
+    extra), ``"auto"`` (that model when installed, else none) or None;
+    ``dense_weight``: the weight (>= 0) of the dense ranking in the fusion, the
+    question's BM25 ranking weighing 1; ``k_rrf``: RRF's constant. Raises TypeError /
+    ValueError naming a bad value.
 
     The defaults, from the ablation and the cross-validation of :mod:`kit.ablation` on
     the two shared LoCoMo conversations: the query split is on (it gained 0 to 1.7
@@ -123,13 +129,16 @@ class RecallSearch:
 
     def __init__(self, index=None, *, sessions: int = 0, split: bool = True,
                  neighbours: bool = False, decompose: PromptModel | None = None,
-                 embedder=None, k_rrf: float = 60) -> None:
+                 embedder=None, dense_weight: float = 1.0, k_rrf: float = 60) -> None:
         if index is None:
             index = TurnIndex()
         if not isinstance(index, TurnIndex) or len(index) or index.owned:
             raise ValueError(f"index must be an empty TurnIndex of no other search, got "
                              f"{index!r:.60}")
         check_flag("split", split), check_flag("neighbours", neighbours)
+        if isinstance(embedder, str):           # "semantic" / "auto": the packaged model
+            from kit.ranking.dense import resolve_embedder
+            embedder = resolve_embedder(embedder)
         for name, model in (("decompose", decompose), ("embedder", embedder)):
             if model is not None and not callable(model):
                 raise TypeError(f"{name} must be callable or None, got {model!r:.60}")
@@ -137,6 +146,7 @@ class RecallSearch:
         index.owned = True
         self.split, self.neighbours, self.decompose = split, neighbours, decompose
         self.embedder, self.k_rrf = embedder, check_k_rrf(k_rrf)
+        self.dense_weight = check_weight("dense_weight", dense_weight)
         if embedder is not None:
             from kit.ranking.dense import DenseIndex     # numpy: only with an embedder
             self.dense = DenseIndex(embedder)
@@ -162,7 +172,8 @@ class RecallSearch:
         """A new, empty search with the same settings."""
         return RecallSearch(self.index.like(), sessions=self.sessions, split=self.split,
                             neighbours=self.neighbours, decompose=self.decompose,
-                            embedder=self.embedder, k_rrf=self.k_rrf)
+                            embedder=self.embedder, dense_weight=self.dense_weight,
+                            k_rrf=self.k_rrf)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -174,13 +185,16 @@ class RecallSearch:
     # -- indexing --------------------------------------------------------------------
     def add(self, message: Message) -> None:
         """Index one turn (its number, text, speaker and session date). Raises
-        ValueError, indexing nothing, for a number not above the last one. A failing
-        embedder does not stop it: the turn is indexed by BM25 now and embedded with the
-        next turn the embedder takes (:attr:`failures` counts the failed calls)."""
+        ValueError, indexing nothing, for a number not above the last one. With an
+        embedder the turn is indexed by BM25 now and embedded at the next search, with
+        every turn added since, in one embedder call (a turn is embedded once; a
+        conversation fed turn by turn costs one call per search that follows new
+        turns, not one per turn)."""
         self.extend([message])
 
     def extend(self, messages: Iterable[Message]) -> None:
-        """:meth:`add` each message, the embedder called once for all of them."""
+        """:meth:`add` each message (a restored memory's whole transcript: embedded in one
+        call at the first search)."""
         messages = list(messages)
         for message in messages:
             if not isinstance(message, Message):
@@ -194,12 +208,11 @@ class RecallSearch:
             self._index(message)
         if self.dense is not None and messages:
             self._unembedded += [(m.number, f"{m.label}: {m.content}") for m in messages]
-            self._embed_pending()
 
     def _embed_pending(self) -> None:
         """Embed the turns not embedded yet, in one call; on a failure keep them for the
-        next call and count it. After failures in a row the embedder is skipped for the
-        next 1, 3, 7, ... turns (at most 64), as a failing summariser is."""
+        next search and count it. After failures in a row the embedder is skipped for
+        the next 1, 3, 7, ... turns (at most 64), as a failing summariser is."""
         if not self._backoff.allows(len(self.index)):
             return
         try:
@@ -351,15 +364,18 @@ class RecallSearch:
                 self.last["parts"] = [len(parts)]
             if self.dense is not None and self._backoff.allows(len(self.index)):
                 if self._unembedded:
-                    self._embed_pending()
+                    self._embed_pending()       # the new turns, in one call
                 try:
-                    found = [n for n, _ in self.dense.search(query, below)]
+                    found = ([n for n, _ in self.dense.search(query, below)]
+                             if not self._unembedded else None)   # None: it failed just now
                 except Exception as exc:        # the embedder is down: BM25 alone
                     self._embedder_failed(exc)
                 else:
-                    rankings.append(np.array([bm25.position(n) for n in found], dtype=np.int64))
-                    weights.append(1.0)
-                    self.last["dense"] = found
+                    if found is not None:
+                        rankings.append(np.array([bm25.position(n) for n in found],
+                                                 dtype=np.int64))
+                        weights.append(self.dense_weight)
+                        self.last["dense"] = found
         if recent.strip():
             rankings.append(self.index.ranking(recent, below))
             weights.append(1.0)

@@ -1,19 +1,24 @@
 """Dense retrieval: texts as vectors, searched by cosine similarity.
 
 BM25 finds a turn only through the words it shares with the question; most multi-hop
-evidence shares none ("What does Melanie do to relax?" / "I signed up for a pottery
-class"). An embedding model maps texts with a similar meaning to nearby vectors. The kit
-cannot ship or run such a model, so this module is the interface a user plugs one into:
+evidence shares none ("What items has Melanie bought?" / "Luna and Oliver! They are so
+sweet and playful"). An embedding model maps texts with a similar meaning to nearby
+vectors. This module is the interface a model plugs into:
 
 - an **embedder** is any callable ``texts -> vectors``: a list of str in, one vector per
-  text out (a numpy array or lists of numbers), all of one length. A real one is
-  :class:`kit.openai_compat.OpenAICompatibleEmbedder`; :class:`HashingEmbedder` is a
-  deterministic one with no model, for tests and lessons;
+  text out (a numpy array or lists of numbers), all of one length. Real ones are
+  :class:`~kit.ranking.onnx_embedder.OnnxEmbedder` (a local ONNX model, by default the
+  packaged all-MiniLM-L6-v2) and :class:`kit.openai_compat.OpenAICompatibleEmbedder`;
+  :class:`HashingEmbedder` is a deterministic one with no model, for tests;
 - :class:`DenseIndex` keeps one L2-normalised vector per text, added one at a time or
   in batches (one embedder call per batch), with increasing int keys like
   :class:`kit.ranking.bm25.BM25Index`, and searches with one matrix-vector product;
 - :func:`check_vectors` checks what an embedder returned, once, before anything is
-  stored: a wrong embedder leaves the index as it was.
+  stored: a wrong embedder leaves the index as it was;
+- a real model: :class:`~kit.ranking.onnx_embedder.OnnxEmbedder` (all-MiniLM-L6-v2 in
+  ONNX form, with the ``semantic`` extra; :func:`semantic_embedder` gives one per
+  process, or None when the extra is missing), and :class:`CachedEmbedder`, which embeds
+  each distinct text once however many indexes ask for it (a benchmark's strategies).
 
 Fusing the dense ranking with BM25 (e.g. :func:`kit.ranking.fusion.rrf`) is the
 caller's part.
@@ -21,15 +26,23 @@ caller's part.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from kit.ranking.onnx_embedder import (INSTALL_HINT, MINILM_SHA256, ModelUnavailable,
+                                      OnnxEmbedder, semantic_available)
 from kit.validation import check_int
 
-__all__ = ["Embedder", "HashingEmbedder", "DenseIndex", "check_vectors"]
+__all__ = ["Embedder", "HashingEmbedder", "DenseIndex", "check_vectors", "CachedEmbedder",
+           "OnnxEmbedder", "ModelUnavailable", "semantic_embedder", "resolve_embedder",
+           "semantic_available",
+           "MINILM_SHA256", "INSTALL_HINT"]
 
 Embedder = Callable[[list[str]], Sequence[Sequence[float]]]
 """``texts -> vectors``: one vector per text, all of one length."""
@@ -271,3 +284,83 @@ class DenseIndex:
 
     def __repr__(self) -> str:
         return f"DenseIndex({len(self.keys)} texts, dim={self.dim}, embedder={self.embedder!r:.60})"
+
+
+class CachedEmbedder:
+    """An embedder that keeps each distinct text's vector: ``cached(texts)`` calls
+    ``embedder`` once, on the texts it has not seen (each once, in first-seen order), and
+    returns one vector per text as a float array of shape ``(len(texts), dim)``.
+
+    Share one between indexes that see the same texts (a benchmark's strategies and
+    budgets over one conversation): each turn and each question is embedded once. Keeps
+    at most ``max_texts`` vectors (an int >= 1), the least recently used dropped first;
+    thread-safe. ``calls`` counts the calls of ``embedder``, ``hits`` the texts found.
+    The embedder's failures go through (nothing is kept from a failed call); its vectors
+    are checked by :func:`check_vectors`. Raises TypeError for an ``embedder`` that is
+    not callable, or ``texts`` that is not a list of str.
+    """
+
+    def __init__(self, embedder: Embedder, max_texts: int = 100_000) -> None:
+        if not callable(embedder):
+            raise TypeError(f"embedder must be callable texts -> vectors, got {embedder!r:.60}")
+        self.embedder, self.max_texts = embedder, check_int("max_texts", max_texts, 1)
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.calls = self.hits = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        if isinstance(texts, str) or not isinstance(texts, Sequence) \
+                or not all(isinstance(t, str) for t in texts):
+            raise TypeError(f"texts must be a list of str, got {texts!r:.80}")
+        with self._lock:
+            new = [t for t in dict.fromkeys(texts) if t not in self._kept]
+            self.hits += len(texts) - sum(t in new for t in texts)
+            if new:
+                dim = len(next(iter(self._kept.values()))) if self._kept else None
+                vectors = check_vectors(self.embedder(list(new)), len(new), dim)
+                self.calls += 1
+                for text, vector in zip(new, vectors.astype(np.float32)):
+                    self._kept[text] = vector
+            rows = [self._kept[t] for t in texts]
+            for text in texts:
+                self._kept.move_to_end(text)
+            while len(self._kept) > self.max_texts:
+                self._kept.popitem(last=False)
+        return np.array(rows) if rows else np.zeros((0, 0))
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.embedder!r:.80}, {len(self._kept)} texts)"
+
+
+@functools.lru_cache(maxsize=1)
+def _packaged() -> CachedEmbedder:
+    return CachedEmbedder(OnnxEmbedder(), max_texts=20_000)
+
+
+def semantic_embedder() -> CachedEmbedder | None:
+    """The packaged MiniLM (:class:`OnnxEmbedder` with its defaults, its digest checked),
+    loaded once per process, behind one :class:`CachedEmbedder` (at most 20,000 texts,
+    about 30 MB): every memory of the process embeds a text once. None when the
+    ``semantic`` extra is not installed (see :data:`INSTALL_HINT`). Raises ValueError
+    when the installed model file is not the one the kit pins."""
+    return _packaged() if semantic_available() else None
+
+
+def resolve_embedder(embedder: object):
+    """What an ``embedder=`` option means: ``"semantic"``, the packaged model
+    (:func:`semantic_embedder`; raises :class:`ModelUnavailable` without the extra);
+    ``"auto"``, that model when installed, else None; anything else is returned as
+    given. Raises ValueError for another str."""
+    if not isinstance(embedder, str):
+        return embedder
+    if embedder not in ("semantic", "auto"):
+        raise ValueError(f'embedder must be a callable, "semantic", "auto" or None, '
+                         f"got {embedder!r:.60}")
+    found = semantic_embedder()
+    if found is None and embedder == "semantic":
+        raise ModelUnavailable(f"the semantic embedder needs the embedding runtime and "
+                               f"model: {INSTALL_HINT}")
+    return found
