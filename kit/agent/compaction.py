@@ -58,13 +58,15 @@ class CompactInLoop:
 class Compacted:
     """One computed compaction: the new ``summary`` text, the ``kept`` messages (the live
     question first when it was older than the cut), ``folded`` (messages folded), ``by``
-    ("model" or "fallback") and ``repaired`` (facts put back by the fact check)."""
+    ("model" or "fallback"), ``repaired`` (facts put back by the fact check) and
+    ``requests`` (every user message folded so far, verbatim: the fact check's sources)."""
 
     summary: str
     kept: list
     folded: int
     by: str
     repaired: tuple = ()
+    requests: tuple = ()
 
 
 def split_pairs(turns: Sequence[Message], keep_recent: int) -> tuple[list[Message], list[Message]]:
@@ -156,16 +158,19 @@ def _checked(summary: str, sources: list[str]) -> tuple[str | None, tuple]:
 
 
 def compact_turns(previous: str, turns: Sequence[Message], keep_recent: int,
-                  summariser: Callable[[str], object]) -> Compacted | None:
+                  summariser: Callable[[str], object], requests: Sequence[str] = ()
+                  ) -> Compacted | None:
     """Compute one compaction (nothing is changed): None if nothing is old enough to fold;
-    else the :class:`Compacted` state. The ``summariser`` (``str -> str``) is called once;
-    if it raises, returns a non-str or empty reply, or loses most facts, the rule-based
-    :func:`task_state` writes the summary (``by="fallback"``). A summary not starting with
-    :data:`~kit.agent.loop.SUMMARY_HEAD` gets it as its first line."""
+    else the :class:`Compacted` state. ``requests``: the user messages folded by earlier
+    compactions. The ``summariser`` (``str -> str``) is called once; its summary must keep
+    the facts of every folded user message (the task's facts; the summary's own counts
+    are not facts): if it raises, returns a non-str or empty reply, or loses most facts,
+    the rule-based :func:`task_state` writes the summary (``by="fallback"``). A summary
+    not starting with :data:`~kit.agent.loop.SUMMARY_HEAD` gets it as its first line."""
     old, kept = split_pairs(turns, keep_recent)
     if not old:
         return None
-    sources = [previous, *(m.content for m in old if m.role == "user")]
+    sources = [*requests, *(m.content for m in old if m.role == "user")]
     summary, repaired, by = None, (), "model"
     try:
         reply = summariser(_prompt(previous, old))
@@ -180,4 +185,4 @@ def compact_turns(previous: str, turns: Sequence[Message], keep_recent: int,
                                     missing_facts(sources, "")[0])
     if not summary.startswith(SUMMARY_HEAD):
         summary = f"{SUMMARY_HEAD}:\n{summary}"
-    return Compacted(summary, kept, len(old), by, repaired)
+    return Compacted(summary, kept, len(old), by, repaired, tuple(sources))

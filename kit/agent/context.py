@@ -71,6 +71,7 @@ class AgentContext:
                                     size=self.rule.message) if system else None)
         self.turns: list[Message] = []
         self.summary, self.summary_tokens = "", 0
+        self.requests: tuple = ()            # user messages folded so far (fact-check sources)
         self.turn_tokens = 0
         self.names: dict[str, str] = {}      # call id -> tool name
         self.waiting: list[str] = []         # calls of the last assistant message, unanswered
@@ -161,7 +162,7 @@ class AgentContext:
     def _compact(self) -> None:
         old_tokens = self.turn_tokens
         done = compact_turns(self.summary, self.turns, self.compaction.keep_recent,
-                             self._counted_summariser)
+                             self._counted_summariser, self.requests)
         if done is None:
             return
         before = self.size
@@ -169,7 +170,7 @@ class AgentContext:
         self.summariser_tokens += (self._prompt_tokens + self.summary_tokens
                                    + old_tokens - kept_tokens)
         self.summary, self.summary_tokens = done.summary, self.rule.message("user", done.summary)
-        self.turns, self.turn_tokens = done.kept, kept_tokens
+        self.turns, self.turn_tokens, self.requests = done.kept, kept_tokens, done.requests
         self.trace.append({"event": "compacted", "folded": done.folded, "by": done.by,
                            "repaired": list(done.repaired), "before": before,
                            "after": self.size})
