@@ -33,9 +33,15 @@ from dataclasses import dataclass
 from kit.messages import Message
 from kit.validation import check_int
 
-__all__ = ["ClearToolResults", "plan_clearing", "PLACEHOLDER"]
+__all__ = ["ClearToolResults", "plan_clearing", "placeholder", "PLACEHOLDER"]
 
 PLACEHOLDER = "[cleared: {name} result, {tokens} tokens; call the tool again if you need it]"
+
+
+def placeholder(name: str, tokens: int, template: str = PLACEHOLDER) -> str:
+    """The text a cleared result of tool ``name``, ``tokens`` long (in the measure's unit),
+    is replaced by: ``template`` with ``{name}`` and ``{tokens}`` (written 1,234) filled in."""
+    return template.replace("{name}", name).replace("{tokens}", f"{tokens:,}")
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class ClearToolResults:
 
     def text(self, name: str, tokens: int) -> str:
         """The placeholder for a result of tool ``name`` that was ``tokens`` long."""
-        return self.placeholder.replace("{name}", name).replace("{tokens}", f"{tokens:,}")
+        return placeholder(name, tokens, self.placeholder)
 
 
 def plan_clearing(turns: Sequence[Message], size: int, rule: ClearToolResults,

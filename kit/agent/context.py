@@ -105,7 +105,8 @@ class AgentContext:
             call_id: str | None = None) -> None:
         """Add a message: ``"user"``, ``"assistant"`` (with ``tool_calls``: a list of
         ``{"id", "name", "arguments"}``) or ``"tool"`` (with the ``call_id`` it answers).
-        Then apply the policies. Raises ValueError, changing nothing, for a result whose
+        Then apply the policies. Raises ValueError, changing nothing, for a message bigger
+        than the ``window`` leaves beside the system prompt, for a result whose
         call is not waiting for one (an orphan), a user or assistant message while calls
         wait for results, a call id used before, or what :func:`kit.messages.make_message`
         refuses."""
@@ -118,6 +119,11 @@ class AgentContext:
         if role != "tool" and self.waiting:
             raise ValueError(f"calls {self.waiting} wait for their results: add those before "
                              f"a {role} message")
+        room = self.window - (self.size - self.turn_tokens - self.summary_tokens) \
+            if self.window else None
+        if room is not None and message.tokens > room:
+            raise ValueError(f"a {role} message of size {message.tokens} can never fit the "
+                             f"window of {self.window} ({room} left beside the system prompt)")
         reused = [c.id for c in message.calls if c.id in self.names]
         if reused:
             raise ValueError(f"tool call ids {reused} were used before in this run")
