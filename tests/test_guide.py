@@ -53,7 +53,7 @@ def section(markdown: str, heading: str) -> str:
 
 
 def test_lessons_found():
-    assert len(LESSONS) == 10
+    assert len(LESSONS) == 11
 
 
 # ---------------------------------------------------------------- the mistakes block

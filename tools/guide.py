@@ -60,6 +60,8 @@ LESSON_OF = {
                       "conversations and reporting it on the one left out"),
     "fencing rule": ("10_serving", "exercise 1, `may_commit`, the rule of a fenced write"),
     "lease store": ("10_serving", "exercise 2, the whole lease store with fencing tokens"),
+    "agent context": ("11_agent_context", "exercise 2, the whole context manager for an agent "
+                      "loop"),
 }
 UNMAPPED = "no lesson named yet (add the mechanism to LESSON_OF in tools/guide.py)"
 SECTION = re.compile(r"^##\s+(\d+)\s*[.·]\s*(.+?)\s*$")   # "## 3. One compaction", "## 1 · Four"

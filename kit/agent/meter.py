@@ -44,6 +44,7 @@ def default_breakpoints(kinds: tuple) -> tuple:
 PLACEMENTS: dict[str, Callable[[tuple], tuple]] = {
     "none": lambda kinds: (),
     "system prompt only": lambda kinds: (_last(kinds, ("tools", "system")),),
+    "last user message": lambda kinds: (_last(kinds, ("user",)),),
     "last message only": lambda kinds: (len(kinds) - 1,),
     "system, summary, last message": default_breakpoints,
 }

@@ -43,7 +43,7 @@ from kit.checks import CheckFailed, call_learner, expect, passed
 from kit.checks.protocol import size_of
 from kit.tokens import CallCounter, count_words
 
-__all__ = ["check_agent_context", "placeholder", "CASES", "Case", "PARTS", "RUBRIC",
+__all__ = ["check_agent_context", "check_to_clear", "CLEAR_CASES", "CASES", "Case", "PARTS", "RUBRIC",
            "check_agent_context_correctness", "check_agent_context_failure_safety",
            "check_agent_context_edge_cases", "check_agent_context_complexity"]
 
@@ -342,3 +342,56 @@ def check_agent_context(cls: object) -> None:
     module docstring for the rules and :mod:`kit.mistakes.agent` for the wrong answers it
     rejects)."""
     passed("agent context", sum(part(cls) for part in PARTS))
+
+
+# -- exercise 1: how many results to clear ---------------------------------------------
+def _to_clear(sizes: list, size: int, trigger: int, keep: int, clear_at_least: int,
+              placeholder_size: int) -> int:
+    """The reference of exercise 1 (the rule of :func:`kit.agent.clearing.plan_clearing`)."""
+    if size <= trigger:
+        return 0
+    candidates = sizes[:len(sizes) - keep] if keep else sizes
+    saved = count = 0
+    for result in candidates:
+        saved, count = saved + result - placeholder_size, count + 1
+        if saved >= clear_at_least and size - saved <= trigger:
+            break
+    return count
+
+
+#: (why, sizes, size, trigger, keep, clear_at_least, placeholder size)
+CLEAR_CASES = (
+    ("under the trigger", [500, 400, 300], 900, 1000, 1, 0, 10),
+    ("exactly at the trigger", [500, 400, 300], 1000, 1000, 1, 0, 10),
+    ("just enough to get under", [500, 400, 300, 200], 1100, 1000, 1, 0, 10),
+    ("clear_at_least asks for more", [500, 400, 300, 200], 1100, 1000, 1, 800, 10),
+    ("keep=0: every result is a candidate", [100, 100, 100], 400, 150, 0, 0, 10),
+    ("keep covers every result", [500, 400], 2000, 1000, 2, 0, 10),
+    ("not enough to clear", [300, 200, 100], 2000, 1000, 1, 5000, 10),
+    ("the placeholder costs too", [100, 100, 100, 100], 450, 300, 0, 0, 40),
+)
+
+
+def check_to_clear(fn: object) -> None:
+    """Check exercise 1's ``fn(sizes, size, trigger, keep, clear_at_least,
+    placeholder_size) -> int`` (how many of the oldest results to clear) on
+    :data:`CLEAR_CASES`; print one pass line or raise CheckFailed."""
+    for why, sizes, size, trigger, keep, least, cost in CLEAR_CASES:
+        shown = f"to_clear({sizes}, {size}, {trigger}, {keep}, {least}, {cost})"
+        got = call_learner(fn, list(sizes), size, trigger, keep, least, cost, name="to_clear",
+                           shown=shown)
+        want = _to_clear(sizes, size, trigger, keep, least, cost)
+        if got == want:
+            continue
+        if why == "exactly at the trigger":
+            hint = "clear only when the size is over the trigger (size > trigger)"
+        elif why == "keep=0: every result is a candidate":
+            hint = "with keep=0 every result is a candidate (sizes[:-0] is empty)"
+        elif why == "the placeholder costs too":
+            hint = "a cleared result saves its size minus the placeholder's"
+        else:
+            hint = ("candidates are the results older than the newest keep; take them oldest "
+                    "first until at least clear_at_least is saved and the size is back under "
+                    "the trigger, or none is left")
+        raise CheckFailed(f"{shown} ({why}) should be {want}, got {got!r:.40}. Hint: {hint}.")
+    passed("results to clear", len(CLEAR_CASES))
