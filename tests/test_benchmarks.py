@@ -348,3 +348,17 @@ def test_serve_load_benchmark_lists_every_configuration_and_checks_the_order():
                             rf"(within|NOT within) 1\.25x \+ 10 ms", line), line
     assert lines[at + 13:] == ["order check: passed: every session's turn log complete and in "
                                "order (based_on == turn - 1), no failed request"]
+
+
+def test_agent_context_benchmark_prints_its_table():
+    done = subprocess.run([sys.executable, "benchmarks/agent_context.py", "--traces", "short"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert re.split(r"\s{2,}", lines[0])[:5] == ["trace", "policy", "tokens sent",
+                                                 "peak (tokens)", "overflows"]
+    rows = {row[1]: row for row in (re.split(r"\s{2,}", line) for line in lines[2:8])}
+    assert rows["full history"][4] == "1 (step 25)" and rows["sliding window"][11] == "1/5"
+    assert rows["clearing, clear_at_least"][5] == "149,902 (79%)"
+    assert rows["floor (append, measure once, drop oldest)"][-1] == "1.00"
+    assert "for every managed policy: met" in done.stdout
