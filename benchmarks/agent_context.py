@@ -2,7 +2,8 @@
 
 Every policy of :func:`kit.agent.meter.policies` (full history as the baseline, a sliding
 window that keeps pairs and the question, tool-result clearing with ``clear_at_least`` 0
-and a quarter of the window, compaction into a task-state summary) runs the scripted agent
+and a quarter of the window, compaction into a task-state summary), and clearing with
+compaction behind it (:func:`policies`), runs the scripted agent
 over each trace of :mod:`kit.agent.trace` (short: 40 tool calls, a 40,000-token window;
 long: 400 tool calls of 200 to 4,000 tokens, a 200,000-token window). One row per run:
 tokens sent (every request summed), peak request, window overflows (the step; a request
@@ -20,23 +21,41 @@ Then the targets: 0 pair violations, 0 overflows and 0 lost questions for every 
 policy on both traces, and the 5 facts kept by the best one.
 
 With ``--peers`` (the ``peers`` extra: ``pip install -e .[peers]``), LangChain's
-``SummarizationMiddleware`` and ``ContextEditingMiddleware`` over a stated grid would be
-added; that part is not written yet, and the flag says so.
+``SummarizationMiddleware`` (trigger 50k, 100k, 150k tokens x keep 10, 20, 40 messages)
+and ``ContextEditingMiddleware`` with ``ClearToolUsesEdit`` (trigger 50k, 100k, 150k x keep 3,
+10 x clear_at_least 0, 10k, 50k), driven as :mod:`agent_context_langchain` says, over the
+long trace (the grid is in tokens of its 200,000-token window), one row per configuration in
+the same columns, LangChain's default marked; then, under each profile, the kit's best
+policy that keeps the 5 facts against every configuration that finishes without an overflow
+(by how much). About 5 minutes.
 
-Usage: python benchmarks/agent_context.py [--traces short long] [--repeat 1]
+Usage: python benchmarks/agent_context.py [--traces short long] [--repeat 1] [--peers]
 """
 from __future__ import annotations
 
 import argparse
 import time
 
-from kit.agent import PROFILES, Ledger, meter, run_agent
-from kit.agent.meter import policies
+from kit.agent import (PROFILES, AgentContext, ClearToolResults, CompactInLoop, Ledger, meter,
+                       run_agent)
+from kit.agent.meter import policies as lesson_policies
 from kit.agent.trace import long_trace, short_trace
 from kit.trace import Table
 from kit.tokens import REPLY_PRIMING_TOKENS, cl100k_tokens, count_chat_tokens
 
 TRACES = {"short": short_trace, "long": long_trace}
+
+
+def policies(window: int) -> dict:
+    """The lesson's policies (:func:`kit.agent.meter.policies`) and one more: clearing at a
+    fifth of the window (``clear_at_least`` a tenth) with compaction at 32 % behind it, for
+    when the placeholders alone fill the context."""
+    made = dict(lesson_policies(window))
+    made["clearing + compaction"] = lambda system: AgentContext(
+        system=system, clearing=ClearToolResults(trigger=window // 5, keep=3,
+                                                 clear_at_least=window // 10),
+        compaction=CompactInLoop(trigger=window * 8 // 25, keep_recent=10))
+    return made
 
 
 class FloorAgent:
@@ -85,10 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", nargs="+", choices=list(TRACES), default=list(TRACES))
     parser.add_argument("--repeat", type=int, default=1, help="runs per row, best time kept")
-    parser.add_argument("--peers", action="store_true", help="LangChain's grid (not written)")
+    parser.add_argument("--peers", action="store_true",
+                        help="LangChain's middlewares over a grid (the peers extra)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be >= 1, got {args.repeat}")
+    if args.peers:
+        try:
+            import agent_context_langchain as peers
+        except ImportError as error:
+            parser.error(f"--peers needs the peers extra (pip install -e .[peers]): {error}")
     rows, managed = [], []
     for label in args.traces:
         trace, ledger = TRACES[label](), Ledger()
@@ -124,8 +149,49 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label}, {profile.name}: best policy {best[1]!r}, bill "
                   f"{best[3][i].bill:,.0f}, facts kept {len(best[2].facts_kept)}/5")
     if args.peers:
-        print("--peers: the LangChain grid is not written yet (see docs/agent_context.md)")
+        compare(peers, managed, args.repeat)
     return 0
+
+
+def compare(peers, managed: list, repeat: int) -> None:
+    """LangChain's grid over the long trace, then the kit's best against it."""
+    trace, ledger, rows, theirs = long_trace(), Ledger(), [], []
+    for label, kind, options, default in peers.GRID:
+        start = time.perf_counter()
+        run = peers.run_langchain(kind, options, trace, ledger, label)
+        seconds = time.perf_counter() - start
+        bills = [meter(run, profile) for profile in PROFILES]
+        theirs.append((label + (" (default)" if default else ""), run, bills))
+        rows.append(["long", theirs[-1][0], f"{run.sent:,}", f"{run.peak:,}",
+                     0 if run.finished else f"1 (step {run.overflow})",
+                     *(f"{b.bill:,.0f} ({b.hit_ratio:.0%})" for b in bills),
+                     run.model_calls, run.summariser_calls, run.pair_violations,
+                     run.question_lost, f"{len(run.facts_kept)}/5", f"{seconds * 1e3:,.0f}", "-"])
+    print()
+    print(Table(["trace", "LangChain configuration", "tokens sent", "peak (tokens)", "overflows",
+                 f"bill, {PROFILES[0].name} (hits)", f"bill, {PROFILES[1].name} (hits)",
+                 "model calls", "summariser calls", "pair violations", "question lost",
+                 "facts kept", "time (ms)", "x floor"], rows))
+    kit = [r for r in managed if r[0] == "long" and len(r[2].facts_kept) == 5]
+    finished = [t for t in theirs if t[1].finished]
+    print(f"{len(finished)} of {len(theirs)} LangChain configurations finish without an overflow")
+    for i, profile in enumerate(PROFILES):
+        best = min(kit, key=lambda r: r[3][i].bill)
+        cheaper = [t for t in finished if t[2][i].bill <= best[3][i].bill]
+        print(f"{profile.name}: the kit's best, {best[1]!r}, bills {best[3][i].bill:,.0f} with "
+              f"5/5 facts; LangChain's finishing configurations bill "
+              f"{min(t[2][i].bill for t in finished):,.0f} to "
+              f"{max(t[2][i].bill for t in finished):,.0f}" if finished else "none finish")
+        for label, run, bills in cheaper:
+            print(f"  cheaper: {label}: {bills[i].bill:,.0f} "
+                  f"({1 - bills[i].bill / best[3][i].bill:.0%} less), facts kept "
+                  f"{len(run.facts_kept)}/5, live question missing from "
+                  f"{run.question_lost} requests")
+        dearer = [t for t in finished if t not in cheaper]
+        if dearer:
+            least = min(t[2][i].bill for t in dearer)
+            print(f"  every other finishing configuration bills at least {least:,.0f} "
+                  f"({least / best[3][i].bill - 1:.0%} more than the kit's best)")
 
 
 if __name__ == "__main__":
