@@ -133,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                          f"{seconds * 1e3:,.0f}", f"{seconds / floor:.2f}"])
             if name != "full history":
                 managed.append((label, name, run, bills))
-        rows.append([label, "floor (append, measure once, drop oldest)", "-", "-", "-", "-", "-", "-",
-                     "-", "-", "-", "-", f"{floor * 1e3:,.0f}", "1.00"])
+        rows.append([label, "floor (append, measure once, drop oldest)",
+                     *["-"] * 10, f"{floor * 1e3:,.0f}", "1.00"])
     print(Table(["trace", "policy", "tokens sent", "peak (tokens)", "overflows",
                  f"bill, {PROFILES[0].name} (hits)", f"bill, {PROFILES[1].name} (hits)",
                  "model calls", "summariser calls", "pair violations", "question lost",

@@ -215,10 +215,12 @@ def check_call_id(role: str, call_id: object) -> str:
     with none; else ValueError naming it."""
     if role != "tool":
         if call_id:
-            raise ValueError(f"only a tool message has a call_id; a {role} message got {call_id!r:.60}")
+            raise ValueError(f"only a tool message has a call_id; a {role} message got "
+                             f"{call_id!r:.60}")
         return ""
     if not isinstance(call_id, str) or not call_id:
-        raise ValueError(f"a tool message needs the call_id of the call it answers, got {call_id!r:.60}")
+        raise ValueError(f"a tool message needs the call_id of the call it answers, got "
+                         f"{call_id!r:.60}")
     return check_label("call_id", call_id)
 
 
@@ -229,9 +231,11 @@ def check_calls(role: str, calls: object) -> tuple:
     if not calls:
         return ()
     if role != "assistant":
-        raise ValueError(f"only an assistant message may carry tool calls; a {role} message got {calls!r:.60}")
+        raise ValueError(f"only an assistant message may carry tool calls; a {role} message "
+                         f"got {calls!r:.60}")
     if isinstance(calls, (str, bytes, dict)) or not isinstance(calls, Sequence):
-        raise TypeError(f"calls must be a list of tool calls, got {type(calls).__name__}: {calls!r:.60}")
+        raise TypeError(f"calls must be a list of tool calls, got {type(calls).__name__}: "
+                        f"{calls!r:.60}")
     made = []
     for call in calls:
         if isinstance(call, dict):

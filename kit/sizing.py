@@ -99,7 +99,8 @@ class SizeRule:
                     + measured(self.measure, indent_continuation(message.content))
                     + sum(measured(self.measure, f"\n  {call.line()}") for call in message.calls)
                     + self.separator)
-        total = self._role(message.role) + measured(self.measure, message.content) + TOKENS_PER_MESSAGE
+        total = (self._role(message.role) + measured(self.measure, message.content)
+                 + TOKENS_PER_MESSAGE)
         if message.call_id:
             total += measured(self.measure, message.call_id)
         return total + sum(measured(self.measure, call.id) + measured(self.measure, call.name)

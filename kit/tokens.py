@@ -37,7 +37,8 @@ __all__ = [
     "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "cl100k_tokens", "count_words",
     "count_characters", "tiktoken_counter", "count_tokens", "resolve_encoding",
     "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measure_name", "measured",
-    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "TOKENS_PER_TOOL_CALL", "REPLY_PRIMING_TOKENS", "MAX_RUN",
+    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "TOKENS_PER_TOOL_CALL", "REPLY_PRIMING_TOKENS",
+    "MAX_RUN",
 ]
 
 Measure = Callable[[str], int]

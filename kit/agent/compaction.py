@@ -86,7 +86,7 @@ def split_pairs(turns: Sequence[Message], keep_recent: int) -> tuple[list[Messag
 def _calls(line: str) -> tuple[str, str]:
     """``("name", "-> call ...")`` of a ``"  -> call id: name(args)"`` line."""
     call = line.strip()
-    head, _, rest = call.partition(": ")
+    rest = call.partition(": ")[2]
     return rest.partition("(")[0], call
 
 

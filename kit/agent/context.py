@@ -112,7 +112,8 @@ class AgentContext:
         refuses."""
         message = make_message(role, content, self.measure, len(self.turns) + 1, AGENT_ROLES,
                                calls=tool_calls or (), call_id=call_id,
-                               size=self.rule.of if tool_calls or role == "tool" else self.rule.message)
+                               size=self.rule.of if tool_calls or role == "tool"
+                               else self.rule.message)
         if role == "tool" and message.call_id not in self.waiting:
             raise ValueError(f"tool result for {call_id!r} answers no waiting call (waiting: "
                              f"{self.waiting or 'none'}): it would be an orphaned result")

@@ -14,8 +14,8 @@ it on the same input:
    and every placeholder, in the measure's unit; each measured once, when it enters.
 2. After each add, once the calls of the last assistant message have their results:
    while over ``trigger``, replace the oldest results by the placeholder
-   (:func:`kit.agent.clearing.placeholder`), never the newest ``keep``, until at least ``clear_at_least``
-   was saved and the size is back under ``trigger`` (or none is left).
+   (:func:`kit.agent.clearing.placeholder`), never the newest ``keep``, until at least
+   ``clear_at_least`` was saved and the size is back under ``trigger`` (or none is left).
 3. Then, while over ``budget``, drop the oldest group (a user message, or an assistant
    message with all its results), never the newest user message (the live question).
 4. A message bigger than the budget leaves beside the system prompt raises ValueError
@@ -33,7 +33,7 @@ import random
 from dataclasses import dataclass, replace
 
 from kit.agent.cache import OPENAI
-from kit.agent.clearing import ClearToolResults, placeholder
+from kit.agent.clearing import ClearToolResults
 from kit.agent.context import AgentContext
 from kit.agent.loop import AgentRun, Ledger, Request, kind_of
 from kit.agent.meter import meter
@@ -43,7 +43,8 @@ from kit.checks import CheckFailed, call_learner, expect, passed
 from kit.checks.protocol import size_of
 from kit.tokens import CallCounter, count_words
 
-__all__ = ["check_agent_context", "check_to_clear", "CLEAR_CASES", "CASES", "Case", "PARTS", "RUBRIC",
+__all__ = ["check_agent_context", "check_to_clear", "CLEAR_CASES", "CASES", "Case", "PARTS",
+           "RUBRIC",
            "check_agent_context_correctness", "check_agent_context_failure_safety",
            "check_agent_context_edge_cases", "check_agent_context_complexity"]
 

@@ -39,7 +39,8 @@ class _Agent:
                                            for c in calls)
         if size > self.budget - self.fixed:
             raise ValueError(f"a message of {size} can never fit the budget {self.budget}")
-        if (role == "tool") != bool(self.waiting) or (role == "tool" and call_id not in self.waiting):
+        waits = call_id in self.waiting
+        if (role == "tool") != bool(self.waiting) or (role == "tool" and not waits):
             raise ValueError(f"{role} message breaks the pairs (waiting: {self.waiting})")
         self.items.append({"role": role, "content": content, "size": size, "calls": calls,
                            "call_id": call_id, "cleared": False})
