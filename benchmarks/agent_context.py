@@ -166,7 +166,9 @@ def compare(peers, managed: list, repeat: int) -> None:
                      0 if run.finished else f"1 (step {run.overflow})",
                      *(f"{b.bill:,.0f} ({b.hit_ratio:.0%})" for b in bills),
                      run.model_calls, run.summariser_calls, run.pair_violations,
-                     run.question_lost, f"{len(run.facts_kept)}/5", f"{seconds * 1e3:,.0f}", "-"])
+                     run.question_lost,
+                     f"{len(run.facts_kept)}/5" if run.finished else "-",
+                     f"{seconds * 1e3:,.0f}", "-"])
     print()
     print(Table(["trace", "LangChain configuration", "tokens sent", "peak (tokens)", "overflows",
                  f"bill, {PROFILES[0].name} (hits)", f"bill, {PROFILES[1].name} (hits)",
@@ -192,6 +194,12 @@ def compare(peers, managed: list, repeat: int) -> None:
             least = min(t[2][i].bill for t in dearer)
             print(f"  every other finishing configuration bills at least {least:,.0f} "
                   f"({least / best[3][i].bill - 1:.0%} more than the kit's best)")
+        whole = [t for t in finished if len(t[1].facts_kept) == 5 and not t[1].question_lost]
+        if whole:
+            least = min(t[2][i].bill for t in whole)
+            print(f"  of those that finish with the 5 facts and the live question in every "
+                  f"request ({len(whole)}), the cheapest bills {least:,.0f}: the kit's best is "
+                  f"{1 - best[3][i].bill / least:.0%} less")
 
 
 if __name__ == "__main__":
