@@ -94,16 +94,17 @@ def task_state(previous: str, transcript: str) -> str:
     """The rule-based task state (the fallback): from the ``previous`` summary and the
     folded messages' ``transcript`` (:func:`kit.messages.render` lines), a summary that
     starts with :data:`~kit.agent.loop.SUMMARY_HEAD`. Linear in the texts' length."""
-    requests, counts, files, last = [], Counter(), [], ""
+    requests, counts, files, last = [], Counter(), {}, ""   # requests: lists of parts
     for line in previous.split("\n"):
         if line.startswith("- request: "):
-            requests.append(line[len("- request: "):])
+            requests.append([line[len("- request: "):]])
         elif line.startswith("calls: ") and line != "calls: none":
             for item in line[len("calls: "):].split(", "):
                 name, _, number = item.rpartition(" ")
-                counts[name] += int(number) if number.isdigit() else 0
+                ok = number.isascii() and number.isdigit() and len(number) < 10
+                counts[name] += int(number) if ok else 0
         elif line.startswith("files read: ") and line != "files read: none":
-            files += line[len("files read: "):].split(", ")
+            files.update(dict.fromkeys(line[len("files read: "):].split(", ")))
         elif line.startswith("last call: "):
             last = line[len("last call: "):]
     role = ""
@@ -112,16 +113,16 @@ def task_state(previous: str, transcript: str) -> str:
             name, last = _calls(line)
             counts[name] += 1
             path = last.partition('"path": "')[2].partition('"')[0]
-            if path and path not in files:
-                files.append(path)
+            if path:
+                files[path] = None
         elif line.startswith("  ") and role == "user":
-            requests[-1] += " " + line.strip()
+            requests[-1].append(line.strip())
         else:
             role = line.partition(":")[0]
             if role == "user":
-                requests.append(line[len("user: "):])
+                requests.append([line[len("user: "):]])
     return "\n".join([f"{SUMMARY_HEAD} (goal and requests verbatim, then what was done):",
-                      *(f"- request: {r}" for r in requests),
+                      *(f"- request: {' '.join(r)}" for r in requests),
                       f"calls: {', '.join(f'{n} {c}' for n, c in counts.items()) or 'none'}",
                       f"files read: {', '.join(files) or 'none'}",
                       f"last call: {last or 'none'}",
