@@ -198,8 +198,12 @@ def test_clearing_every_step_defeats_the_cache(runs):
         assert batched.bill * 2 < every.bill
 
 
-def test_the_context_counts_what_a_request_bills(runs):
+def test_the_context_counts_what_a_request_bills():
+    """size (count="billed") equals count_chat_tokens of messages() under every policy, after
+    clearings, evictions and compactions."""
     trace = short_trace()
-    ctx = policies(trace.window)["clearing, clear_at_least"](trace.system)
-    run_agent(ctx, trace, steps=12)
-    assert ctx.trace and ctx.size == count_chat_tokens(ctx.messages())
+    for name, make in policies(trace.window).items():
+        ctx = make(trace.system)
+        run_agent(ctx, trace)
+        assert ctx.size == count_chat_tokens(ctx.messages()), name
+        assert bool(ctx.trace) == (name != "full history"), name
