@@ -207,3 +207,28 @@ def test_the_context_counts_what_a_request_bills():
         run_agent(ctx, trace)
         assert ctx.size == count_chat_tokens(ctx.messages()), name
         assert bool(ctx.trace) == (name != "full history"), name
+
+
+def test_an_add_is_all_or_nothing_when_the_measure_fails_in_a_policy():
+    """A measure that fails on a placeholder: the add raises and nothing changed; the same
+    add then succeeds once the measure works again."""
+    broken = {"on": False}
+
+    def measure(text):
+        if broken["on"] and text.startswith("[cleared"):
+            raise RuntimeError("tokenizer down")
+        return count_words(text)
+
+    ctx = AgentContext(measure, clearing=ClearToolResults(trigger=60, keep=1), count="text")
+    ctx.add("user", "the task")
+    for i in range(1, 3):
+        step(ctx, i, 20)
+    ctx.add("assistant", "step 3", tool_calls=call(3))
+    before = (ctx.messages(), ctx.size, list(ctx.trace), set(ctx.cleared))
+    broken["on"] = True
+    with pytest.raises(RuntimeError, match="tokenizer down"):
+        ctx.add("tool", " ".join(["w"] * 30), call_id="c3")     # over 60: clearing measures
+    assert (ctx.messages(), ctx.size, list(ctx.trace), set(ctx.cleared)) == before
+    broken["on"] = False
+    ctx.add("tool", " ".join(["w"] * 30), call_id="c3")
+    assert ctx.trace and ctx.size == sum(count_words(m["content"]) for m in ctx.messages()) + 6

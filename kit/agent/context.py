@@ -109,7 +109,9 @@ class AgentContext:
         than the ``window`` leaves beside the system prompt, for a result whose
         call is not waiting for one (an orphan), a user or assistant message while calls
         wait for results, a call id used before, or what :func:`kit.messages.make_message`
-        refuses."""
+        refuses. An add is all or nothing: if the measure raises while a policy runs (a
+        placeholder or a summary measured), the error propagates and the context is as it
+        was before the add (a summariser's failure is not an error: the fallback writes)."""
         message = make_message(role, content, self.measure, len(self.turns) + 1, AGENT_ROLES,
                                calls=tool_calls or (), call_id=call_id,
                                size=self.rule.of if tool_calls or role == "tool"
@@ -128,14 +130,25 @@ class AgentContext:
         reused = [c.id for c in message.calls if c.id in self.names]
         if reused:
             raise ValueError(f"tool call ids {reused} were used before in this run")
-        self.turns.append(message)
+        before = (self.turns, self.turn_tokens, self.summary, self.summary_tokens,
+                  self.requests, list(self.waiting), set(self.cleared), len(self.trace))
+        self.turns.append(message)           # the policies commit new lists, never edit it
         self.turn_tokens += message.tokens
         if role == "tool":
             self.waiting.remove(message.call_id)
         self.waiting += [c.id for c in message.calls]
         self.names.update((c.id, c.name) for c in message.calls)
-        if not self.waiting:                 # never cut between a call and its result
-            self._manage()
+        try:
+            if not self.waiting:             # never cut between a call and its result
+                self._manage()
+        except BaseException:                # a measure failed: the add did not happen
+            (self.turns, self.turn_tokens, self.summary, self.summary_tokens, self.requests,
+             self.waiting, self.cleared, events) = before
+            self.turns.pop()                 # the list the message was appended to
+            del self.trace[events:]
+            for call in message.calls:
+                del self.names[call.id]
+            raise
 
     # -- the policies ----------------------------------------------------------
     def _manage(self) -> None:
