@@ -202,11 +202,17 @@ class _Run:
             return [m.get("tool_call_id") for m in msgs if m.get("role") == "tool"
                     and m.get("content") != self.results.get(m.get("tool_call_id"))]
         want = self.kit.messages()
+        both = {c for m in want for c in call_ids(m)} & {c for m in messages for c in call_ids(m)}
+        if set(cleared(want)) & both == set(cleared(messages)) & both:   # differ in what is kept
+            hint = ("while over the budget, drop the oldest group (a user message, or a call "
+                    "with all its results), never the newest user message, and no more")
+        else:
+            hint = ("clear only when over the trigger, oldest first, and stop once at least "
+                    "clear_at_least was saved and the size is back under the trigger")
         return (f"{where}: messages() should hold {len(want)} messages ({self.kit.size} words) "
                 f"with the results of {cleared(want) or 'no call'} cleared; yours hold "
                 f"{len(messages)} ({size} words) with {cleared(messages) or 'none'} cleared. "
-                f"Hint: clear only when over the trigger, oldest first, and stop once at "
-                f"least clear_at_least was saved and the size is back under the trigger.")
+                f"Hint: {hint}.")
 
     def refuses(self, role: str, content: str, step: str, **extra) -> None:
         before = (_shape(call_learner(self.learner.messages, name=f"{self.name}.messages")),
