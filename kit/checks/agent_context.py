@@ -21,6 +21,9 @@ it on the same input:
 4. A message bigger than the budget leaves beside the system prompt raises ValueError
    and changes nothing.
 5. The pair invariant holds after every add (:mod:`kit.agent.pairs`).
+6. All or nothing: when the measure raises inside an add (the checker's tokenizer fails on
+   seeded calls, :class:`MeasureDown`), the error propagates and ``messages()`` and
+   ``size`` are as before the add; the checker then retries it.
 
 Each case is replayed add by add; the checker observes ``messages()`` and ``size`` with
 a counted word measure, then replays the requests through the prompt-cache meter
@@ -63,7 +66,9 @@ class Case:
     ``system`` (words of the system prompt, 0 for none), ``results`` (one tool result's
     size per step), ``follow_up`` (the step the second user message comes before, or
     None), ``oversized``: the steps where a result too big for the budget is tried first;
-    ``thinking``: the size of each assistant message's text."""
+    ``thinking``: the size of each assistant message's text; ``faults``: the placeholder
+    measurements (1st, 2nd, ...) and, as ``-n``, the result of step n, on which the measure
+    fails once (:class:`MeasureDown`)."""
 
     name: str
     budget: int
@@ -75,6 +80,34 @@ class Case:
     follow_up: int | None = None
     oversized: tuple = ()
     thinking: int = 4
+    faults: tuple = ()
+
+
+class MeasureDown(RuntimeError):
+    """The checker's tokenizer failing, on purpose, on a seeded call."""
+
+
+class _Flaky:
+    """:func:`kit.tokens.count_words` that raises :class:`MeasureDown` once on each seeded
+    fault of a :class:`Case` (see ``faults``); ``raised`` counts them."""
+
+    def __init__(self, faults: tuple, results: dict) -> None:
+        self.placeholders = {n for n in faults if n > 0}
+        self.texts = {results[-n] for n in faults if n < 0}
+        self.seen = self.raised = 0
+
+    def __call__(self, text: str) -> int:
+        hit = False
+        if text.startswith("[cleared"):
+            self.seen += 1
+            hit = self.seen in self.placeholders
+        elif text in self.texts:
+            self.texts.discard(text)
+            hit = True
+        if hit:
+            self.raised += 1
+            raise MeasureDown("the tokenizer failed (a seeded fault of the checker)")
+        return count_words(text)
 
 
 def _sizes(seed: int, n: int, low: int, high: int) -> tuple:
@@ -91,6 +124,8 @@ CASES = (
          follow_up=8, thinking=30),
     Case("a result too big for the budget", 600, 400, 2, 0, 6, _sizes(5, 10, 60, 120),
          oversized=tuple(sorted(random.Random(7).sample(range(1, 11), 3))), thinking=30),
+    Case("a tokenizer that fails", 700, 450, 2, 0, 6, _sizes(8, 14, 60, 120),
+         faults=(*sorted(random.Random(9).sample(range(1, 9), 3)), -4, -11), thinking=30),
 )
 
 
@@ -120,7 +155,11 @@ class _Run:
     """The learner's object and the kit's, driven together through one case."""
 
     def __init__(self, cls: object, case: Case, name: str) -> None:
-        self.case, self.name, self.words = case, name, CallCounter(count_words)
+        self.case, self.name = case, name
+        self.flaky = _Flaky(case.faults, {i: _text(f"r{i:02d}", w)
+                                          for i, w in enumerate(case.results, 1)})
+        self.words = CallCounter(self.flaky if case.faults else count_words)
+        self.propagated = 0
         system = _text("system", case.system) if case.system else None
         self.where = f"case {case.name!r}"
         self.learner = call_learner(
@@ -137,11 +176,29 @@ class _Run:
 
     def add(self, role: str, content: str, step: str, **extra) -> None:
         shown = f"{self.name}.add({role!r}, {content[:30]!r}..., {extra})"
-        call_learner(lambda: self.learner.add(role, content, **extra), name=f"{self.name}.add",
-                     shown=shown)
+        for _ in range(len(self.case.faults) + 1):   # each fault fires once: then it adds
+            before = self.snapshot() if self.case.faults else None
+            try:
+                call_learner(lambda: self.learner.add(role, content, **extra),
+                             name=f"{self.name}.add", shown=shown, expected=(MeasureDown,))
+                break
+            except MeasureDown:
+                self.propagated += 1
+                expect(self.snapshot() == before,
+                       f"{self.where}, {step}: the measure failed inside add (a seeded "
+                       f"tokenizer failure; the error came out, as it should) but the context "
+                       f"changed. Why: the caller retries the add, and a half-done add leaves "
+                       f"a message twice or a result cleared without its size. Hint: compute "
+                       f"then commit: measure the message and every placeholder before you "
+                       f"change anything, or take the add back before the error propagates.")
         self.kit.add(role, content, **extra)
         if extra.get("tool_calls") is None and self.observing:
             self.observe(step)
+
+    def snapshot(self) -> tuple:
+        """The learner's ``messages()`` (shape) and ``size``, to compare around an add."""
+        messages = call_learner(self.learner.messages, name=f"{self.name}.messages")
+        return _shape(messages), size_of(self.learner, self.name)
 
     def observe(self, step: str) -> None:
         where = f"{self.where}, after {step}"
@@ -255,6 +312,10 @@ def _replay(cls: object, case: Case, name: str, observe: bool = True) -> _Run:
             run.refuses("tool", _text(f"r{i:02d}", case.budget), f"step {i}", call_id=call)
         run.results[call] = _text(f"r{i:02d}", words)
         run.add("tool", run.results[call], f"step {i}", call_id=call)
+    expect(run.propagated == run.flaky.raised,
+           f"{run.where}: the measure failed {run.flaky.raised} times, but add raised only "
+           f"{run.propagated} times. Why: an add that swallows the tokenizer's error goes on "
+           f"with a size it never measured. Hint: let the measure's exception propagate.")
     return run
 
 
@@ -311,9 +372,10 @@ def check_agent_context_edge_cases(cls: object) -> int:
 
 def check_agent_context_failure_safety(cls: object) -> int:
     """A result too big for the budget, tried at three seeded steps, raises ValueError and
-    changes nothing; the right result is then accepted and the run goes on. Returns the
-    states compared."""
-    return _check(cls, ("a result too big for the budget",))
+    changes nothing; the right result is then accepted and the run goes on. A measure that
+    fails on seeded calls (three placeholders, two results): the error propagates out of add
+    and nothing changed; the retried add then succeeds. Returns the states compared."""
+    return _check(cls, ("a result too big for the budget", "a tokenizer that fails"))
 
 
 def check_agent_context_complexity(cls: object) -> int:

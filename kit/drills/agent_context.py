@@ -35,6 +35,8 @@ DRILL = Drill(
         "a running total.",
         "The live question (the newest user message) is never cleared or dropped; a message "
         "that can never fit is refused before anything changes.",
+        "An add is all or nothing: plan the clearing (measure every placeholder) before "
+        "changing anything, and take the message back if the measure fails.",
     ),
     mechanism="agent context",
 )

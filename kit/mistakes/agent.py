@@ -13,14 +13,16 @@ from kit.agent.clearing import placeholder
 from kit.mistakes import mistake
 
 __all__ = ["DropsOldestMessage", "ClearsNewestResult", "ClearsEveryStep", "CompactsAtCount",
-           "DropsQuestion", "PlaceholderUncounted"]
+           "DropsQuestion", "PlaceholderUncounted", "HalfDoneAdd"]
 
 MECHANISM = "agent context"
 
 
 class _Agent:
     """A right agent context manager, written the way a learner would: a list of dicts
-    with their sizes, a running total, the calls waiting for results."""
+    with their sizes, a running total, the calls waiting for results; the clearing is
+    planned (every placeholder measured) before anything changes, and an add whose measure
+    fails is taken back."""
 
     def __init__(self, budget, measure, system=None, *, trigger, keep, clear_at_least):
         self.budget, self.measure, self.system = budget, measure, system
@@ -45,37 +47,45 @@ class _Agent:
         self.items.append({"role": role, "content": content, "size": size, "calls": calls,
                            "call_id": call_id, "cleared": False})
         self.total += size
-        self.waiting.discard(call_id)
-        self.waiting |= {c["id"] for c in calls}
+        waiting = (self.waiting - {call_id}) | {c["id"] for c in calls}
         self.names.update((c["id"], c["name"]) for c in calls)
-        if not self.waiting:
-            if self.total > self.trigger:
-                self.clear()
+        if not waiting:
+            try:
+                plan = self.plan() if self.total > self.trigger else []
+            except Exception:                # the measure failed: take the add back
+                self.items.pop()
+                self.total -= size
+                raise
+            self.apply(plan)
             self.make_room()
+        self.waiting = waiting
 
     def candidates(self):
         results = [item for item in self.items if item["role"] == "tool"]
         return results[:len(results) - self.keep] if self.keep else results
 
-    def clear(self):
-        saved = 0
+    def plan(self):
+        """The results to clear as (item, placeholder, its size), oldest first, every
+        placeholder measured before anything changes."""
+        plan, saved = [], 0
         for item in self.candidates():
             if item["cleared"]:
                 continue
-            saved += self.replace(item)
-            if self.enough(saved):
+            text = placeholder(self.names[item["call_id"]], item["size"])
+            new = self.measure(text)
+            plan.append((item, text, new))
+            saved += item["size"] - new
+            if self.enough(saved, self.total - saved):
                 break
+        return plan
 
-    def replace(self, item):
-        text = placeholder(self.names[item["call_id"]], item["size"])
-        new = self.measure(text)
-        saved = item["size"] - new
-        self.total -= saved
-        item.update(content=text, size=new, cleared=True)
-        return saved
+    def enough(self, saved, total):
+        return saved >= self.at_least and total <= self.trigger
 
-    def enough(self, saved):
-        return saved >= self.at_least and self.total <= self.trigger
+    def apply(self, plan):
+        for item, text, new in plan:
+            self.total -= item["size"] - new
+            item.update(content=text, size=new, cleared=True)
 
     def question(self):
         return max((i for i, item in enumerate(self.items) if item["role"] == "user"), default=-1)
@@ -150,8 +160,8 @@ class ClearsNewestResult(_Agent):
              "never hits and the bill is several times higher",
          hint="once triggered, clear at least clear_at_least")
 class ClearsEveryStep(_Agent):
-    def enough(self, saved):
-        return self.total <= self.trigger
+    def enough(self, saved, total):
+        return total <= self.trigger
 
 
 @mistake(MECHANISM, "call-split-from-result",
@@ -191,10 +201,29 @@ class DropsQuestion(_Agent):
              "and the request can pass the window",
          hint="a placeholder is a message too")
 class PlaceholderUncounted(_Agent):
-    def replace(self, item):
-        saved = item["size"]
-        text = placeholder(self.names[item["call_id"]], item["size"])
-        self.measure(text)
-        self.total -= saved
-        item.update(content=text, size=0, cleared=True)
-        return saved
+    def apply(self, plan):
+        for item, text, _ in plan:
+            self.total -= item["size"]
+            item.update(content=text, size=0, cleared=True)
+
+
+@mistake(MECHANISM, "half-done-add",
+         what="clears in place, measuring each placeholder as it goes: when the measure fails "
+              "half way, the new message and the results cleared so far stay",
+         why="the caller sees the error and retries the add: the message is in the context twice, "
+             "or results are cleared with sizes that no longer add up",
+         hint="compute then commit")
+class HalfDoneAdd(_Agent):
+    def plan(self):
+        saved = 0
+        for item in self.candidates():
+            if item["cleared"]:
+                continue
+            text = placeholder(self.names[item["call_id"]], item["size"])
+            new = self.measure(text)
+            saved += item["size"] - new
+            self.total -= item["size"] - new          # changed before the next measure
+            item.update(content=text, size=new, cleared=True)
+            if self.enough(saved, self.total):
+                break
+        return []

@@ -10,7 +10,8 @@ from kit.agent.clearing import placeholder
 
 class AgentMemory:
     """An agent's context: tool-result clearing with a trigger and clear_at_least, a
-    budget kept by dropping whole groups, the pair invariant and the live question kept."""
+    budget kept by dropping whole groups, the pair invariant and the live question kept,
+    each add all or nothing."""
 
     def __init__(self, budget, measure, system=None, *, trigger, keep, clear_at_least):
         raise NotImplementedError("Exercise: write your answer here")
@@ -18,8 +19,9 @@ class AgentMemory:
     def add(self, role, content, tool_calls=None, call_id=None):
         raise NotImplementedError("Exercise: write your answer here")
 
-    def _clear(self):
-        """Rule 1: clear the oldest results while over the trigger."""
+    def _plan(self):
+        """Rule 1, computed: the results to clear as (item, placeholder, its size), oldest
+        first, every placeholder measured before anything changes."""
         raise NotImplementedError("Exercise: write your answer here")
 
     def _fit(self):
