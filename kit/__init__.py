@@ -6,7 +6,8 @@ recall memory, the budget allocator), :mod:`kit.extractive` and :mod:`kit.struct
 (rule-based and structured summaries), :mod:`kit.store` (the SQLite transcript),
 :mod:`kit.retention` (fact retention), :mod:`kit.hierarchical` (map-reduce
 summarisation), :mod:`kit.longterm` (memory across sessions), :mod:`kit.rag` (the RAG
-chatbot and its evaluation), :mod:`kit.locomo`, :mod:`kit.synthetic`,
+chatbot and its evaluation), :mod:`kit.agent` (context for an agent's tool loop: clearing,
+compaction, the prompt cache and its bill), :mod:`kit.locomo`, :mod:`kit.synthetic`,
 :mod:`kit.memory_eval` and :mod:`kit.policy_bench` (measuring memory policies on long
 conversations), :mod:`kit.openai_compat` (an optional real model), :mod:`kit.trace`
 (trace tables), :mod:`kit.plots`, :mod:`kit.conversations` (sample chats and worked

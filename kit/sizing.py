@@ -20,15 +20,22 @@ measure on the content (``rendered`` adds its label, ``"Caroline: "``, measured 
 label, so a label's trailing space may count once more than it costs; ``billed`` measures
 the content as sent, with its speaker prefix, and adds the role's size, measured once per
 role).
+
+Tool calls and results (agents, :mod:`kit.agent`) are counted by :meth:`SizeRule.of` as the
+providers' chat formats send them: ``text`` counts a call's name and arguments beside the
+content; ``rendered`` counts the transcript lines (``-> call c7: search({...})``, the
+``tool (c7):`` label); ``billed`` adds, per call, its id, name and arguments plus
+``TOKENS_PER_TOOL_CALL``, and a result's ``tool_call_id``: exactly
+:func:`kit.tokens.count_chat_tokens` of the message's chat dict.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kit.messages import indent_continuation
+from kit.messages import Message, indent_continuation, tool_size
 from kit.prompts import SUMMARY_TITLE
-from kit.tokens import (REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, Measure, measured,
-                        unit_of)
+from kit.tokens import (REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, TOKENS_PER_TOOL_CALL,
+                        Measure, measured, unit_of)
 
 __all__ = ["COUNTS", "SizeRule", "check_count"]
 
@@ -79,6 +86,26 @@ class SizeRule:
                     + measured(self.measure, indent_continuation(content)) + self.separator)
         shown = f"{speaker}: {content}" if speaker else content
         return self._role(role) + measured(self.measure, shown) + TOKENS_PER_MESSAGE
+
+    def of(self, message: Message) -> int:
+        """Size of ``message`` under this rule, its tool calls or call id included (a
+        message without them: as :meth:`message`). One measure call per piece."""
+        if not message.calls and not message.call_id:
+            return self.message(message.role, message.content, message.speaker)
+        if self.count == "text":
+            return tool_size(message, self.measure)
+        if self.count == "rendered":
+            return (self._role(f"{message.label}: ")
+                    + measured(self.measure, indent_continuation(message.content))
+                    + sum(measured(self.measure, f"\n  {call.line()}") for call in message.calls)
+                    + self.separator)
+        total = (self._role(message.role) + measured(self.measure, message.content)
+                 + TOKENS_PER_MESSAGE)
+        if message.call_id:
+            total += measured(self.measure, message.call_id)
+        return total + sum(measured(self.measure, call.id) + measured(self.measure, call.name)
+                           + measured(self.measure, call.arguments) + TOKENS_PER_TOOL_CALL
+                           for call in message.calls)
 
     def summary(self, text: str) -> int:
         """Size of a running summary ``text`` as this rule counts it (``rendered``: under

@@ -37,7 +37,8 @@ __all__ = [
     "DEFAULT_ENCODING", "ENCODINGS", "Measure", "approx_tokens", "cl100k_tokens", "count_words",
     "count_characters", "tiktoken_counter", "count_tokens", "resolve_encoding",
     "get_encoding", "count_chat_tokens", "CallCounter", "unit_of", "measure_name", "measured",
-    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "REPLY_PRIMING_TOKENS", "MAX_RUN",
+    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "TOKENS_PER_TOOL_CALL", "REPLY_PRIMING_TOKENS",
+    "MAX_RUN",
 ]
 
 Measure = Callable[[str], int]
@@ -45,6 +46,7 @@ DEFAULT_ENCODING = "cl100k_base"
 ENCODINGS = ("cl100k_base", "o200k_base")
 TOKENS_PER_MESSAGE = 3     # <|start|>{role}<|message|>{content}<|end|>
 TOKENS_PER_NAME = 1
+TOKENS_PER_TOOL_CALL = 3  # a call's framing beside its id, name and arguments (an estimate)
 REPLY_PRIMING_TOKENS = 3   # <|start|>assistant<|message|>
 MAX_RUN = 4096             # characters: a longer run is cut before tiktoken counts it
 
@@ -192,6 +194,10 @@ def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | Non
     ``messages``: ``[{"role": ..., "content": ..., "name"?: ...}, ...]``. Each message
     costs ``TOKENS_PER_MESSAGE`` (3) plus the tokens of its values, ``TOKENS_PER_NAME``
     (1) more if it has a name; the reply is primed with ``REPLY_PRIMING_TOKENS`` (3).
+    An assistant message's ``"tool_calls"`` (``[{"id", "type", "function": {"name",
+    "arguments"}}]``) cost, per call, its id, name and arguments plus
+    ``TOKENS_PER_TOOL_CALL`` (3, an estimate: the providers do not publish the framing);
+    a tool result's ``"tool_call_id"`` is counted as a value.
     Values are counted with tiktoken in ``encoding``, or with ``measure`` if given
     (any ``str -> int``, e.g. :func:`count_words` for hand-checkable examples).
     Raises TypeError for a message that is not a mapping with str ``role`` and
@@ -204,11 +210,30 @@ def count_chat_tokens(messages: Iterable[Mapping[str, str]], encoding: str | Non
                 or not isinstance(message.get("content"), str)):
             raise TypeError(f"message {i} needs str 'role' and 'content', got {message!r:.80}")
         for key, value in message.items():
+            if key == "tool_calls":
+                total += _calls_tokens(count, value, i)
+                continue
             if not isinstance(value, str):
                 raise TypeError(f"message {i} field {key!r} must be str, got {value!r:.40}")
             total += measured(count, value)
         total += TOKENS_PER_MESSAGE
         total += TOKENS_PER_NAME if "name" in message else 0
+    return total
+
+
+def _calls_tokens(count: Measure, calls: object, i: int) -> int:
+    """Tokens of a chat message's ``tool_calls`` list (see :func:`count_chat_tokens`)."""
+    if not isinstance(calls, list):
+        raise TypeError(f"message {i} field 'tool_calls' must be a list, got {calls!r:.40}")
+    total = 0
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        values = (call.get("id"), function.get("name"), function.get("arguments")) \
+            if isinstance(function, Mapping) else (None,)
+        if not all(isinstance(v, str) for v in values):
+            raise TypeError(f"message {i} has a tool call without str id, name and "
+                            f"arguments: {call!r:.60}")
+        total += sum(measured(count, v) for v in values) + TOKENS_PER_TOOL_CALL
     return total
 
 

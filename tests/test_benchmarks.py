@@ -403,3 +403,16 @@ def test_memory_policy_benchmark_runs_the_packaged_model_and_times_it_side_by_si
                         r"\d+\.\dx", timing)
     assert lines[-1] == "--embedder: " + lines[-1].split(": ", 1)[1]
     assert lines[-1].endswith("0 failed")
+def test_agent_context_benchmark_prints_its_table():
+    done = subprocess.run([sys.executable, "benchmarks/agent_context.py", "--traces", "short"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert re.split(r"\s{2,}", lines[0])[:5] == ["trace", "policy", "tokens sent",
+                                                 "peak (tokens)", "overflows"]
+    rows = {row[1]: row for row in (re.split(r"\s{2,}", line) for line in lines[2:9])}
+    assert len(rows) == 7 and lines[9].startswith("target: ")
+    assert rows["full history"][4] == "1 (step 25)" and rows["sliding window"][11] == "1/5"
+    assert rows["clearing, clear_at_least"][5] == "149,902 (79%)"
+    assert rows["floor (append, measure once, drop oldest)"][-1] == "1.00"
+    assert "for every managed policy: met" in done.stdout

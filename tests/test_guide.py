@@ -64,7 +64,7 @@ def section(markdown: str, heading: str) -> str:
 
 
 def test_lessons_found():
-    assert len(LESSONS) == 11
+    assert len(LESSONS) == 12
 
 
 # ---------------------------------------------------------------- the mistakes block

@@ -6,7 +6,7 @@ From the bottom (DECISIONS: the layers):
    ranking helpers;
 1. models and data: llm stubs, extractive, structured, the real-model client, LoCoMo;
 2. memory;
-3. features: persistence and the store, hierarchical, long-term, RAG, the sample
+3. features: persistence and the store, hierarchical, long-term, RAG, agents, the sample
    conversations;
 4. evaluation: memory_eval, memory_scores, policy_bench, retention, the floor;
 5. on the side: checks, mistakes, drills, widgets, plots, the command line, the package.
@@ -25,7 +25,7 @@ LAYERS = {
     1: ["kit.llm", "kit.extractive", "kit.structured", "kit.openai_compat", "kit.locomo",
         "kit.synthetic", "kit.synthetic_changes"],
     2: ["kit.memory"],
-    3: ["kit.persistence", "kit.store", "kit.hierarchical", "kit.longterm", "kit.rag",
+    3: ["kit.persistence", "kit.store", "kit.hierarchical", "kit.longterm", "kit.rag", "kit.agent",
         "kit.conversations"],
     4: ["kit.memory_eval", "kit.memory_scores", "kit.policy_bench", "kit.retention",
         "kit.floor", "kit.reliability", "kit.ablation", "kit.serve", "kit.change_eval"],

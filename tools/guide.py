@@ -62,6 +62,8 @@ LESSON_OF = {
                        "BM25 by reciprocal rank fusion"),
     "fencing rule": ("10_serving", "exercise 1, `may_commit`, the rule of a fenced write"),
     "lease store": ("10_serving", "exercise 2, the whole lease store with fencing tokens"),
+    "agent context": ("11_agent_context", "exercise 2, the whole context manager for an agent "
+                      "loop"),
     "as of": ("12_memory_that_changes", "exercise 1, `facts_as_of`, the facts valid on a date"),
     "fact memory": ("12_memory_that_changes", "exercise 2, the whole decide-and-write step "
                     "of a fact memory"),

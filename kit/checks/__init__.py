@@ -25,6 +25,8 @@ wrong order). One module per concept:
   memory: evidence coverage by category, a tiny token-budget allocator).
 - :mod:`kit.checks.lease`: lesson 10 (from notebook to service: the fencing rule, the
   whole lease store).
+- :mod:`kit.checks.agent_context`: lesson 11 (context for agents: how many tool results to
+  clear, the whole context manager for an agent loop).
 
 A failed check shows in a notebook as a short box (:meth:`CheckFailed._render_traceback_`):
 the check, what went wrong and the hint, and the line of the learner's code that raised,
