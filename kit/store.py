@@ -40,12 +40,14 @@ What a store promises:
   naming the path and the session; every ``sqlite3.DatabaseError`` of a store
   operation is wrapped so. (SQLite keeps no checksums: bytes changed inside a text
   that leave the structure whole are not detected.)
-- **Every file carries its schema version** (``store_meta.schema_version``, now 3:
+- **Every file carries its schema version** (``store_meta.schema_version``, now 4:
   version 2 added the ``speaker`` and ``when_text`` columns, version 3 the ``leases``,
-  ``turns`` and ``events`` tables the chat service keeps, see :mod:`kit.serve.stores`).
+  ``turns`` and ``events`` tables the chat service keeps, version 4 its ``idempotency``
+  table (a retried turn's key and first outcome), see :mod:`kit.serve.stores`).
   An older file is migrated when it is opened, one version at a time (version 1: the
   two columns are added, empty for the old rows; version 2: the three tables are
-  made, empty), each step in one transaction that first takes the write lock and reads
+  made, empty; version 3: the idempotency table is made, empty), each step in one
+  transaction that first takes the write lock and reads
   the version again, so two processes opening it at once migrate it once; any other
   version, a missing one, or a file whose tables lack the columns of its version is
   refused, unchanged.
@@ -67,7 +69,7 @@ from kit.validation import check_seconds
 __all__ = ["TranscriptStore", "StoreError", "SCHEMA_VERSION", "DEFAULT_TIMEOUT",
            "check_session", "parse_state"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_TIMEOUT = 5.0      # seconds a store operation waits for another connection's lock
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -93,13 +95,22 @@ _SERVICE_TABLES = (
     " session_id TEXT NOT NULL, event TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS events_by_session ON events (session_id, seq)",
 )
-_SCHEMA += _SERVICE_TABLES
+# Version 4: the service's idempotency keys, one row per (session, key): the text's
+# digest, the token of the turn that claimed it, and once committed the turn and its
+# outcome (JSON); outcome NULL while that turn runs.
+_IDEMPOTENCY_TABLES = (
+    "CREATE TABLE IF NOT EXISTS idempotency (session_id TEXT NOT NULL, key TEXT NOT NULL,"
+    " digest TEXT NOT NULL, token INTEGER, turn INTEGER, outcome TEXT,"
+    " created_at REAL NOT NULL, PRIMARY KEY (session_id, key))",
+)
+_SCHEMA += _SERVICE_TABLES + _IDEMPOTENCY_TABLES
 _MIGRATIONS = {   # from version -> the statements that take a file to the next version
     "1": ("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
           "ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''"),
     "2": _SERVICE_TABLES,
+    "3": _IDEMPOTENCY_TABLES,
 }
-_TABLES = {"messages", "session_state", "leases", "turns", "events"}     # of version 3
+_TABLES = {"messages", "session_state", "leases", "turns", "events", "idempotency"}  # v4
 _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
 _MESSAGE_COLUMNS = {"session_id", "number", "role", "content", "tokens", "created_at",
                     "speaker", "when_text"}                          # since version 2
@@ -240,7 +251,7 @@ class TranscriptStore:
     Raises :class:`StoreError` naming the path if the file is empty (0 bytes),
     truncated or damaged, belongs to another program, has an unknown schema version,
     stays locked past ``timeout`` or cannot be opened (see the module docstring); a
-    version-1 or version-2 file is migrated. Raises TypeError/ValueError naming a bad ``clock`` or
+    version-1, -2 or -3 file is migrated. Raises TypeError/ValueError naming a bad ``clock`` or
     ``timeout``. Every operation raises :class:`StoreError` naming the path and the
     session if SQLite fails (the sqlite3 error is ``__cause__``); a failed write writes
     nothing. Thread-safe; a context manager that closes on exit.
@@ -521,7 +532,8 @@ class TranscriptStore:
         return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> int:
-        """Forget a session's messages, state, turns and events (one transaction); return
+        """Forget a session's messages, state, turns, events and idempotency keys (one
+        transaction); return
         how many messages went. Its lease row stays, so a fencing token is never handed
         out twice."""
         check_session(session_id)
@@ -529,7 +541,7 @@ class TranscriptStore:
             with db:
                 gone = db.execute("DELETE FROM messages WHERE session_id = ?",
                                   (session_id,)).rowcount
-                for table in ("session_state", "turns", "events"):
+                for table in ("session_state", "turns", "events", "idempotency"):
                     db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             return gone
 

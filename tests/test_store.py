@@ -487,8 +487,8 @@ def test_a_version_1_file_is_migrated_and_keeps_its_turns(tmp_path):
         assert raw.execute("SELECT value FROM store_meta").fetchall() == [(str(SCHEMA_VERSION),)]
         tables = {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
     raw.close()
-    assert SCHEMA_VERSION == 3                     # 1 -> 2 -> 3, one step at a time
-    assert {"leases", "turns", "events"} <= tables
+    assert SCHEMA_VERSION == 4                     # 1 -> 2 -> 3 -> 4, one step at a time
+    assert {"leases", "turns", "events", "idempotency"} <= tables
 
 
 def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
@@ -504,9 +504,35 @@ def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
     with TranscriptStore(path) as store:
         assert store.turns("s") == [msg(1)]
     with sqlite3.connect(path) as raw:
-        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("3",)]
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("4",)]
         assert raw.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
+        assert raw.execute("SELECT COUNT(*) FROM idempotency").fetchone() == (0,)
     raw.close()
+
+
+def test_a_version_3_file_gets_the_idempotency_table_and_keeps_its_leases(tmp_path):
+    from kit.store import _SERVICE_TABLES
+    path = tmp_path / "v3.db"
+    with sqlite3.connect(path) as raw:
+        for statement in V1_SCHEMA:
+            raw.execute(statement)
+        raw.execute("ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT ''")
+        raw.execute("ALTER TABLE messages ADD COLUMN when_text TEXT NOT NULL DEFAULT ''")
+        for statement in _SERVICE_TABLES:
+            raw.execute(statement)
+        raw.execute("INSERT INTO store_meta VALUES ('schema_version', '3')")
+        raw.execute("INSERT INTO messages VALUES ('s', 1, 'user', 'text 1', 3, 1000.0, '', '')")
+        raw.execute("INSERT INTO leases VALUES ('s', 7, 0)")
+    raw.close()
+    with TranscriptStore(path) as store:
+        assert store.turns("s") == [msg(1)]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM store_meta").fetchall() == [("4",)]
+        assert raw.execute("SELECT token FROM leases").fetchall() == [(7,)]
+        columns = [row[1] for row in raw.execute("PRAGMA table_info(idempotency)")]
+        keys = [row[1] for row in raw.execute("PRAGMA table_info(idempotency)") if row[5]]
+    raw.close()
+    assert columns[:2] == ["session_id", "key"] and keys == ["session_id", "key"]
 
 
 def test_restore_round_trips_speaker_and_date(tmp_path):

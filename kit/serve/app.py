@@ -37,19 +37,22 @@ from contextlib import asynccontextmanager
 from functools import partial
 from importlib import resources
 
-from kit.serve.service import ChatService, SessionBusy, check_session_id, pauses
-from kit.serve.stores import LeaseLost, open_store
+from kit.serve.service import (ChatService, KeyConflict, SessionBusy, check_session_id,
+                               outcome_of, pauses)
+from kit.serve.stores import LeaseLost, StoreBusy, open_store
 from kit.store import StoreError
 from kit.validation import check_int, check_weight
 
-__all__ = ["create_app", "app_from_env", "build_service", "sse", "reply_events", "MAX_BODY",
-           "THREADS", "WORDS_PER_EVENT", "ENV"]
+__all__ = ["create_app", "app_from_env", "build_service", "sse", "reply_events",
+           "outcome_events", "MAX_BODY", "THREADS", "WORDS_PER_EVENT", "ENV", "BODY_TIMEOUT"]
 
 log = logging.getLogger("kit.serve")
 MAX_BODY = 16_384            # bytes of a request body read at most
 THREADS = 32                 # threads of each pool: turns, compactions
 WORDS_PER_EVENT = 3          # words of the reply per server-sent event
+BODY_TIMEOUT = 10.0          # seconds a request's body may take to arrive
 ENV = "KIT_SERVE_"           # prefix of the settings app_from_env reads
+_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")     # an Idempotency-Key (a UUID fits)
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
         "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 _STATIC = ("index.html", "chat.js", "chat.css")
@@ -70,20 +73,27 @@ def reply_events(answer, words: int = WORDS_PER_EVENT) -> list[str]:
     """The events of a reply: ``reply`` chunks of ``words`` words each (a word of more
     than 40 characters, or a text without spaces, split every 40 characters; spaces
     kept, so the chunks join to the reply) or one ``refusal``, then ``done``."""
-    if answer.refused:
-        events = [sse("refusal", {"text": answer.answer})]
+    return outcome_events(outcome_of(answer), words)
+
+
+def outcome_events(outcome: dict, words: int = WORDS_PER_EVENT) -> list[str]:
+    """:func:`reply_events` of a turn's saved outcome
+    (:func:`kit.serve.service.outcome_of`): a retry with the same idempotency key gets
+    the very events the first request was sent."""
+    if outcome["refused"]:
+        events = [sse("refusal", {"text": outcome["answer"]})]
     else:
-        pieces = _PIECE.findall(answer.answer)
+        pieces = _PIECE.findall(outcome["answer"])
         events = [sse("reply", {"text": "".join(pieces[i:i + words])})
                   for i in range(0, len(pieces), words)]
-    done = {"turn": answer.turn, "refused": answer.refused,
-            "guardrail": answer.guardrail.reason, "cited": list(answer.cited_ids)}
+    done = {name: outcome[name] for name in ("turn", "refused", "guardrail", "cited")}
     return events + [sse("done", done)]
 
 
 def create_app(service: ChatService, *, max_body: int = MAX_BODY,
                stream_delay: float = 0.0, threads: int = THREADS,
-               hosts: list[str] | None = None):
+               hosts: list[str] | None = None, body_timeout: float = BODY_TIMEOUT,
+               warning: str | None = None):
     """The Starlette app over ``service``. ``max_body``: bytes of a request body
     accepted (int >= 1); ``stream_delay``: seconds between two reply events (>= 0; 0 in
     tests, a little makes the streaming visible on a projector); ``threads``: the size
@@ -91,8 +101,13 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
     compactions that pile up never hold a thread a reply is waiting for; ``hosts``: the
     ``Host`` headers served (None: any; ``python -m kit serve`` on 127.0.0.1 serves
     ``127.0.0.1``, ``localhost`` and ``[::1]`` only, so a page of another site cannot
-    reach it by DNS rebinding). Raises TypeError/ValueError naming a bad argument."""
+    reach it by DNS rebinding); ``body_timeout``: seconds a request body may take to
+    arrive (> 0; a slower one is a 408, see :func:`kit.serve.limits` for the headers);
+    ``warning``: a sentence ``/health`` shows (a store that may lose data). Raises
+    TypeError/ValueError naming a bad argument."""
     check_int("max_body", max_body, 1)
+    from kit.serve.stores import check_span
+    body_timeout = check_span("body_timeout", body_timeout)
     stream_delay = check_weight("stream_delay", stream_delay)
     turns = ThreadPoolExecutor(check_int("threads", threads, 1), thread_name_prefix="kit-turn")
     compactions = ThreadPoolExecutor(threads, thread_name_prefix="kit-compaction")
@@ -144,17 +159,52 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             future.add_done_callback(later)
             raise
 
+    queues: dict[str, list] = {}          # session -> [its FIFO gate, requests using it]
+
     async def take(session_id: str, started: float):
         """The session's lock, waited for on the event loop (no thread is held while
-        another turn has it), until ``service.wait`` seconds after the request came."""
-        for pause in pauses():
-            taken = await settled(in_pool(turns, service.try_take, session_id),
-                                  lambda held: held.release())
-            if taken is not None:
-                return taken
-            if time.monotonic() - started >= service.wait:
-                raise service.busy(session_id)
-            await asyncio.sleep(pause)
+        another turn has it), until ``service.wait`` seconds after the request came.
+        This worker's requests for one session wait in arrival order: only the first
+        polls the store (an asyncio.Lock wakes its waiters first come, first served)."""
+        deadline = started + service.wait
+        entry = queues.setdefault(session_id, [asyncio.Lock(), 0])
+        entry[1] += 1
+        try:
+            try:
+                await asyncio.wait_for(entry[0].acquire(), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                raise service.busy(session_id) from None
+            try:
+                for pause in pauses():
+                    taken = await settled(in_pool(turns, service.try_take, session_id,
+                                                  deadline), lambda held: held.release())
+                    if taken is not None:
+                        return taken
+                    if time.monotonic() >= deadline:
+                        raise service.busy(session_id)
+                    await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            finally:
+                entry[0].release()
+        finally:
+            entry[1] -= 1
+            if not entry[1]:
+                queues.pop(session_id, None)
+
+    def events_response(events: list[str], background=None, headers=None):
+        async def stream():
+            for i, event in enumerate(events):
+                if i and stream_delay:
+                    await asyncio.sleep(stream_delay)
+                yield event
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={
+            "Cache-Control": "no-store", "X-Accel-Buffering": "no", **(headers or {})},
+            background=background)
+
+    def conflict(exc: KeyConflict) -> JSONResponse:
+        response = error(409, str(exc))
+        if exc.running:
+            response.headers["Retry-After"] = "1"
+        return response
 
     async def post_message(request: Request):
         started = time.monotonic()
@@ -165,10 +215,18 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
             return error(415, 'send JSON: Content-Type: application/json, {"text": "..."}')
+        key = request.headers.get("idempotency-key")
+        if key is not None:                      # a structured-field string may be quoted
+            key = key[1:-1] if len(key) > 1 and key[0] == key[-1] == '"' else key
+            if not _KEY.fullmatch(key):
+                return error(400, f"Idempotency-Key must be 1-128 letters, digits, '_', '.', "
+                                  f"':' or '-', got {key[:80]!r}")
         try:
-            body = await read_body(request)
+            body = await asyncio.wait_for(read_body(request), body_timeout)
         except ClientDisconnect:
             return error(400, "the client went away")
+        except asyncio.TimeoutError:
+            return error(408, f"the body did not arrive within {body_timeout:g} s")
         if body is None:
             return error(413, f"the body is over {max_body} bytes")
         try:
@@ -178,12 +236,23 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         if not isinstance(text, str):
             return error(400, f"text must be a string, got {type(text).__name__}")
         try:
+            if key is not None:                  # answered before: no wait, no lease
+                outcome = await in_pool(turns, service.replay, session_id, key, text)
+                if outcome is not None:
+                    return events_response(outcome_events(outcome),
+                                           headers={"Idempotent-Replayed": "true"})
             taken = await take(session_id, started)
-            turn = await settled(in_pool(turns, service.begin, session_id, text, taken),
+            turn = await settled(in_pool(turns, partial(service.begin, started=started,
+                                                        key=key), session_id, text, taken),
                                  lambda turn: compactions.submit(service.finish, turn),
                                  lambda: taken.release())
+        except KeyConflict as exc:
+            return conflict(exc)
         except SessionBusy as exc:
             return error(503, str(exc))
+        except StoreBusy:
+            return error(503, f"session {session_id!r}: the store stayed busy for "
+                              f"{service.wait:g} s; retry")
         except LeaseLost:
             return error(409, "the session's lease ran out before the turn was saved (it "
                               "expired, or another turn took the session); nothing was "
@@ -193,19 +262,12 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             return error(503, "the store failed; the server's log says why")
         except (TypeError, ValueError) as exc:       # a bad question, one too long
             return error(400, str(exc))
-        events = reply_events(turn.answer)
+        if turn.replayed:
+            return events_response(outcome_events(turn.outcome),
+                                   headers={"Idempotent-Replayed": "true"})
         pool = compactions if turn.compaction_due else turns
-
-        async def stream():
-            for i, event in enumerate(events):
-                if i and stream_delay:
-                    await asyncio.sleep(stream_delay)
-                yield event
-
-        response = StreamingResponse(
-            stream(), media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-            background=BackgroundTask(in_pool, pool, service.finish, turn))
+        response = events_response(outcome_events(turn.outcome),
+                                   BackgroundTask(in_pool, pool, service.finish, turn))
 
         async def send_then_finish(scope, receive, send):
             try:
@@ -229,8 +291,18 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         return JSONResponse(context, headers={"Cache-Control": "no-store"})
 
     async def health(request: Request):
-        return JSONResponse({"ok": True, "worker": service.worker,
-                             "store": service.store.kind, "lock": service.lock})
+        """ok: the store answers (a ping within the store's timeout); 503 if not."""
+        body = {"ok": True, "worker": service.worker, "store": service.store.kind,
+                "lock": service.lock}
+        if warning:
+            body["warning"] = warning
+        try:
+            await asyncio.wait_for(in_pool(turns, service.store.ping), 5)
+        except (StoreError, asyncio.TimeoutError) as exc:
+            log.error("health: the store does not answer: %s", exc)
+            return JSONResponse({**body, "ok": False, "error": "the store does not answer"},
+                                status_code=503)
+        return JSONResponse(body)
 
     def static(name: str):
         text = resources.files("kit.serve").joinpath("static", name).read_bytes()

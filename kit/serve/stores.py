@@ -25,7 +25,7 @@ in-process lock would: last writer wins. Lesson 10 runs two workers that way to 
 the turns it loses; nothing else passes None.
 
 :class:`SQLiteSessionStore`: one file on one machine, nothing to set up (the tables
-are version 3 of :mod:`kit.store`'s schema; lease expiry reads the store's clock, one
+are version 4 of :mod:`kit.store`'s schema; lease expiry reads the store's clock, one
 machine's). :class:`RedisSessionStore`: several workers on several machines; lease
 expiry is Redis's own (``PX``), so the workers' clocks do not matter. Both are
 thread-safe. :func:`open_store` makes one from ``"sqlite:PATH"`` or ``"redis://..."``.
@@ -37,24 +37,30 @@ documentation's "Distributed Locks with Redis" page.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import socket
 import sqlite3
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from kit.messages import Message
-from kit.store import StoreError, TranscriptStore, check_session, parse_state
+from kit.store import _MEMORY, StoreError, TranscriptStore, _reason, check_session, parse_state
 from kit.validation import check_int, check_seconds
 
-__all__ = ["Lease", "LeaseLost", "Snapshot", "TurnRecord", "SessionStore",
-           "SQLiteSessionStore", "RedisSessionStore", "open_store", "worker_name",
-           "EVENTS_KEPT", "LONGEST", "check_span"]
+__all__ = ["Lease", "LeaseLost", "StoreBusy", "Snapshot", "TurnRecord", "KeyRecord",
+           "SessionStore", "SQLiteSessionStore", "RedisSessionStore", "open_store",
+           "worker_name", "digest", "EVENTS_KEPT", "KEYS_KEPT", "KEY_TTL", "LONGEST",
+           "check_span"]
 
 EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
+KEYS_KEPT = 100            # idempotency keys a session keeps (the oldest go first)
+KEY_TTL = 86_400.0         # seconds an idempotency key is kept after its turn (a day)
 LONGEST = 86_400.0         # seconds: the longest lease, wait or hold accepted
 
 
@@ -65,7 +71,19 @@ def worker_name() -> str:
 
 class LeaseLost(StoreError):
     """A fenced write named a lease that is no longer the session's current one (it
-    expired, or another worker holds a newer token). Nothing was written."""
+    expired, another worker holds a newer token, or the Redis server restarted since it
+    was handed out). Nothing was written."""
+
+
+class StoreBusy(StoreError):
+    """The store stayed locked by another connection until the operation's deadline (a
+    SQLite file whose write lock another process holds). Nothing was written."""
+
+
+def digest(text: str) -> str:
+    """The SHA-256 of ``text`` (UTF-8) in hex: what an idempotency key remembers of the
+    message it was first sent with."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,23 @@ class Lease:
     session_id: str
     token: int
     ttl: float
+    run: str = ""           # Redis: the server's run id when the lease was handed out
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """What a session remembers of an idempotency key: the ``digest`` of the text first
+    sent with it (:func:`digest`), the fencing ``token`` of the turn that claimed it,
+    and, once that turn is committed, its ``turn`` number and ``outcome`` (the reply as
+    the client was sent it: ``answer``, ``refused``, ``guardrail``, ``cited``, ``turn``);
+    ``outcome`` is None while the turn runs (or if it died before its commit)."""
+
+    key: str
+    digest: str
+    token: int | None
+    turn: int | None
+    outcome: dict | None
+    created_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -163,16 +198,40 @@ class SessionStore:
         raise NotImplementedError
 
     def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
-               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
-               ) -> None:
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None,
+               key: KeyRecord | None = None) -> None:
         """Write ``messages`` (numbered after the stored ones), the memory's ``state``,
-        trace ``events`` (JSON-ready dicts) and the turn's ``record``, all or nothing.
+        trace ``events`` (JSON-ready dicts), the turn's ``record`` and its idempotency
+        ``key`` (a :class:`KeyRecord` with its outcome; the session then keeps its newest
+        :data:`KEYS_KEPT` keys of the last :data:`KEY_TTL` seconds), all or nothing.
 
         Fenced: raises :class:`LeaseLost` (nothing written) unless ``lease`` is the
         session's current, unexpired lease. ``lease=None`` writes unfenced, last writer
         wins (the in-process-lock failure of lesson 10). Raises TypeError/ValueError
         for a state or event that is not JSON, StoreError if the store cannot write."""
         raise NotImplementedError
+
+    def key_record(self, session_id: str, key: str) -> KeyRecord | None:
+        """What the session remembers of idempotency ``key`` (None: nothing). A read."""
+        raise NotImplementedError
+
+    def claim(self, lease: Lease, key: str, text_digest: str) -> KeyRecord | None:
+        """Under ``lease``, mark ``key`` as being answered by this lease's turn, unless
+        the session already has it committed or with another text: then return that
+        record and write nothing. Return None once claimed. Raises :class:`LeaseLost`
+        if ``lease`` is no longer held (nothing written)."""
+        raise NotImplementedError
+
+    def ping(self) -> bool:
+        """True if the store answers; raises StoreError if it does not."""
+        raise NotImplementedError
+
+    @contextmanager
+    def until(self, deadline: float | None) -> Iterator[None]:
+        """Within the block, this thread's store calls stop waiting for a lock at
+        ``deadline`` (a :func:`time.monotonic` reading; None: the store's own timeout)
+        and raise :class:`StoreBusy` then. Stores that never wait for a lock ignore it."""
+        yield
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         """The session's newest ``last`` trace events, oldest first."""
@@ -219,6 +278,28 @@ def _check_next(session_id: str, where: str, last: int, messages: Sequence[Messa
                          f"nothing was written")
 
 
+_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+def _check_key(key: object) -> str:
+    """Return ``key`` if it is an idempotency key: 1-128 ASCII letters, digits and
+    ``_ . : -`` (a UUID fits); else raise ValueError naming it."""
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        raise ValueError(f"an idempotency key must be 1-128 letters, digits, '_', '.', "
+                         f"':' or '-', got {key!r:.80}")
+    return key
+
+
+def _key_json(key: KeyRecord | None) -> str | None:
+    """The outcome of a committed key as JSON, after the checks."""
+    if key is None:
+        return None
+    if not isinstance(key, KeyRecord) or not isinstance(key.outcome, dict):
+        raise TypeError(f"key must be a KeyRecord with its outcome, got {key!r:.80}")
+    _check_key(key.key)
+    return json.dumps(key.outcome, sort_keys=True, allow_nan=False)
+
+
 def _check_lease(lease: object) -> Lease:
     if not isinstance(lease, Lease):
         raise TypeError(f"lease must be a Lease (from acquire), got {lease!r:.60}")
@@ -239,21 +320,114 @@ def check_span(name: str, value: object) -> float:
 
 class SQLiteSessionStore(TranscriptStore, SessionStore):
     """The service's store in one SQLite file: a :class:`~kit.store.TranscriptStore`
-    (same file, same arguments and errors) with leases, turn records and trace events.
+    (same file, same arguments and errors) with leases, turn records, trace events and
+    idempotency keys.
 
-    Several worker processes may open the same file: every write is one ``BEGIN
-    IMMEDIATE`` transaction, so the lease check and the write cannot be split by
-    another process. Lease expiry reads the store's ``clock`` (seconds, default
+    Several worker processes may open the same file. The file is put in WAL mode
+    (``journal_mode=WAL``, kept by the file): readers never wait for the writer and the
+    writer never waits for readers. Each thread has its own connection, so a thread
+    waiting for the file never holds up another thread's read. Reads take no lock: a
+    lease check that finds the lease held, :meth:`holder`, :meth:`load` (one read
+    transaction: one snapshot) and :meth:`key_record`. Every write is one short ``BEGIN
+    IMMEDIATE`` transaction around the writes and their checks (the lease check and the
+    write cannot be split by another process), never around a model call. So a worker
+    stopped anywhere but inside a write transaction blocks nobody; one stopped inside
+    its commit holds the file's one write lock, and the others' writes wait for it until
+    their deadline (:meth:`until`, else ``timeout`` seconds) and then raise
+    :class:`StoreBusy`. Lease expiry reads the store's ``clock`` (seconds, default
     :func:`time.time`): one machine's clock, which is why this backend is for one
     machine.
     """
 
     kind = "sqlite"
+    keys_kept, key_ttl = KEYS_KEPT, KEY_TTL
 
+    def __init__(self, path=":memory:", clock=time.time, *, timeout: float = 5.0) -> None:
+        super().__init__(path, clock, timeout=timeout)
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self.journal = "memory"
+        if self.path not in _MEMORY:
+            try:
+                with self._lock:
+                    self.journal = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            except sqlite3.DatabaseError as exc:
+                self.close()
+                raise StoreError(f"cannot open the transcript store {self.path!r}: "
+                                 f"{_reason(exc, self.timeout)}") from exc
+
+    # -- plumbing: one connection per thread, a deadline per thread -----------------
+    def _thread_db(self) -> sqlite3.Connection:
+        self._db()                                   # raises if closed
+        if self.path in _MEMORY:                     # one private database: one connection
+            return self._conn
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=self.timeout, check_same_thread=False)
+            with self._lock:
+                if self._conn is None:
+                    db.close()
+                    self._db()
+                self._conns.append(db)
+            self._local.db = db
+        return db
+
+    @contextmanager
+    def until(self, deadline: float | None) -> Iterator[None]:
+        before = getattr(self._local, "deadline", None)
+        self._local.deadline = deadline
+        try:
+            yield
+        finally:
+            self._local.deadline = before
+
+    @contextmanager
+    def _using(self, session_id: str | None, doing: str) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, waiting for a lock at most until this thread's
+        deadline (or ``timeout``); a lock still held then is :class:`StoreBusy`, any
+        other sqlite3.DatabaseError a StoreError naming the path and the session."""
+        deadline = getattr(self._local, "deadline", None)
+        wait = self.timeout if deadline is None else \
+            min(self.timeout, max(0.0, deadline - time.monotonic()))
+        where = (f"the transcript store {self.path!r}" if session_id is None
+                 else f"session {session_id!r} in {self.path!r}")
+        shared = self.path in _MEMORY
+        if shared:
+            self._lock.acquire()
+        try:
+            db = self._thread_db()
+            db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+            yield db
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreBusy(f"{where}: {doing} failed: another connection held the "
+                                f"file's write lock for {wait:g} s") from exc
+            raise StoreError(f"{where}: {doing} failed: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{where}: {doing} failed: {_reason(exc, wait)}") from exc
+        finally:
+            if shared:
+                self._lock.release()
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for db in conns:
+            db.close()
+        super().close()
+
+    def ping(self) -> bool:
+        with self._using(None, "ping") as db:
+            return db.execute("SELECT COUNT(*) FROM store_meta").fetchone()[0] >= 0
+
+    # -- the lease -------------------------------------------------------------------
     def acquire(self, session_id: str, ttl: float) -> Lease | None:
         check_session(session_id)
         ttl = check_span("ttl", ttl)
         with self._using(session_id, "taking the lease") as db:
+            row = self._lease_row(db, session_id)       # a read first: no lock while held
+            if row is not None and row[1] > float(self.clock()):
+                return None
             with db:
                 db.execute("BEGIN IMMEDIATE")
                 now = float(self.clock())
@@ -304,6 +478,42 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                            (lease.session_id,))
         return True
 
+    # -- idempotency keys ------------------------------------------------------------
+    @staticmethod
+    def _key_row(db: sqlite3.Connection, session_id: str, key: str) -> KeyRecord | None:
+        row = db.execute("SELECT key, digest, token, turn, outcome, created_at FROM "
+                         "idempotency WHERE session_id = ? AND key = ?",
+                         (session_id, key)).fetchone()
+        if row is None:
+            return None
+        outcome = None if row[4] is None else json.loads(row[4])
+        return KeyRecord(row[0], row[1], row[2], row[3], outcome, row[5])
+
+    def key_record(self, session_id: str, key: str) -> KeyRecord | None:
+        check_session(session_id)
+        _check_key(key)
+        with self._using(session_id, "reading an idempotency key") as db:
+            return self._key_row(db, session_id, key)
+
+    def claim(self, lease: Lease, key: str, text_digest: str) -> KeyRecord | None:
+        _check_lease(lease)
+        _check_key(key)
+        with self._using(lease.session_id, "claiming an idempotency key") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                if not self._held(db, lease):
+                    raise LeaseLost(f"session {lease.session_id!r} in {self.path!r}: lease "
+                                    f"{lease.token} is no longer held; nothing was written")
+                found = self._key_row(db, lease.session_id, key)
+                if found is not None and (found.outcome is not None
+                                          or found.digest != text_digest):
+                    return found
+                db.execute("INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, NULL, "
+                           "NULL, ?)", (lease.session_id, key, text_digest, lease.token,
+                                        float(self.clock())))
+        return None
+
+    # -- a session -------------------------------------------------------------------
     def load(self, session_id: str) -> Snapshot:
         check_session(session_id)
         with self._using(session_id, "loading the session") as db:
@@ -328,12 +538,13 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
         return Snapshot(session_id, state, tuple(self._messages(session_id, rows)), last, turns)
 
     def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
-               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
-               ) -> None:
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None,
+               key: KeyRecord | None = None) -> None:
         state_json, event_json = _check_commit(session_id, lease, messages, state, events)
+        key_json = _key_json(key)
         insert = "INSERT" if lease is not None else "INSERT OR REPLACE"
         with self._using(session_id, "committing the turn") as db:
-            with db:
+            with db:                             # the write lock from here to the end only
                 db.execute("BEGIN IMMEDIATE")
                 now = float(self.clock())
                 if lease is not None and not self._held(db, lease):
@@ -362,6 +573,14 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                                (session_id, record.turn, record.first_number,
                                 record.last_number, record.token, record.based_on,
                                 record.worker, now))
+                if key is not None:
+                    db.execute("INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               (session_id, key.key, key.digest, key.token, key.turn,
+                                key_json, now))
+                    db.execute("DELETE FROM idempotency WHERE session_id = ? AND (created_at"
+                               " < ? OR key NOT IN (SELECT key FROM idempotency WHERE "
+                               "session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?))",
+                               (session_id, now - self.key_ttl, session_id, self.keys_kept))
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         check_session(session_id)
@@ -388,34 +607,63 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
 
 # -- Redis ---------------------------------------------------------------------------
 # Every key of a session shares the hash tag {session}, so a Redis Cluster keeps them in
-# one slot and one script may touch them all.
-_ACQUIRE = """
+# one slot and one script may touch them all. A lease's lock holds "RUN:TOKEN", RUN the
+# server's run id (INFO server: new at every start of redis-server), so a lease handed
+# out before a restart is refused after it, even if a server that kept nothing on disk
+# hands the same token out again.
+_RUN = """
+local function run_id()
+  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+end
+local function held(lock, value)
+  return redis.call('GET', lock) == value and string.sub(value, 1, 41) == run_id() .. ':'
+end
+"""
+_ACQUIRE = _RUN + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 local token = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
-return token
+local run = run_id()
+redis.call('SET', KEYS[1], run .. ':' .. token, 'PX', ARGV[1])
+return {token, run}
 """
-_RENEW = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+_RENEW = _RUN + """
+if not held(KEYS[1], ARGV[1]) then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-_RELEASE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+_RELEASE = _RUN + """
+if not held(KEYS[1], ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
 """
-# KEYS: lock, messages, meta, state, events, turns, the set of sessions
-# ARGV: token ('' = unfenced), session id, state, events kept, record ('' = none),
+# KEYS: lock, keys (a hash by key), key times (a sorted set)
+# ARGV: the lease's lock value, key, digest, the pending record's json
+_CLAIM = _RUN + """
+if not held(KEYS[1], ARGV[1]) then return redis.error_reply('LEASELOST') end
+local found = redis.call('HGET', KEYS[2], ARGV[2])
+if found then
+  local record = cjson.decode(found)
+  if record['outcome'] ~= cjson.null or record['digest'] ~= ARGV[3] then return found end
+end
+local now = redis.call('TIME')
+local record = cjson.decode(ARGV[4])
+record['created_at'] = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(record))
+redis.call('ZADD', KEYS[3], record['created_at'], ARGV[2])
+return false
+"""
+# KEYS: lock, messages, meta, state, events, turns, the set of sessions, keys, key times
+# ARGV: lock value ('' = unfenced), session id, state, events kept, record ('' = none),
+#       key ('' = none), key record json, keys kept, key ttl (seconds),
 #       then pairs of (number, message json), then '--', then the event jsons
-_COMMIT = """
-if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
+_COMMIT = _RUN + """
+if ARGV[1] ~= '' and not held(KEYS[1], ARGV[1]) then
   return redis.error_reply('LEASELOST')
 end
-local i = 6
+local i = 10
 local last = tonumber(redis.call('HGET', KEYS[3], 'last') or '0')
 if ARGV[1] ~= '' then                -- a fenced commit continues the numbering: check first
-  local j, expected = 6, last + 1
+  local j, expected = i, last + 1
   while ARGV[j] ~= '--' do
     if tonumber(ARGV[j]) ~= expected then return redis.error_reply('NOTNEXT ' .. ARGV[j]) end
     expected, j = expected + 1, j + 2
@@ -431,11 +679,26 @@ redis.call('HSET', KEYS[3], 'last', last)
 redis.call('SET', KEYS[4], ARGV[3])
 for j = i + 1, #ARGV do redis.call('RPUSH', KEYS[5], ARGV[j]) end
 redis.call('LTRIM', KEYS[5], -tonumber(ARGV[4]), -1)
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
 if ARGV[5] ~= '' then
   local record = cjson.decode(ARGV[5])
-  local now = redis.call('TIME')
-  record['committed_at'] = tonumber(now[1]) + tonumber(now[2]) / 1000000
+  record['committed_at'] = now
   redis.call('HSET', KEYS[6], record['turn'], cjson.encode(record))
+end
+if ARGV[6] ~= '' then                -- the key and its outcome; old and surplus keys go
+  local record = cjson.decode(ARGV[7])
+  record['created_at'] = now
+  redis.call('HSET', KEYS[8], ARGV[6], cjson.encode(record))
+  redis.call('ZADD', KEYS[9], now, ARGV[6])
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', '(' .. (now - tonumber(ARGV[9])))
+  local surplus = redis.call('ZRANGE', KEYS[9], 0, -tonumber(ARGV[8]) - 1)
+  for _, list in ipairs({gone, surplus}) do
+    for _, k in ipairs(list) do
+      redis.call('HDEL', KEYS[8], k)
+      redis.call('ZREM', KEYS[9], k)
+    end
+  end
 end
 redis.call('SADD', KEYS[7], ARGV[2])
 return 1
@@ -471,6 +734,7 @@ class RedisSessionStore(SessionStore):
     """
 
     kind = "redis"
+    keys_kept, key_ttl = KEYS_KEPT, KEY_TTL
 
     def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "kit") -> None:
         import redis                              # the [serve] extra; imported when used
@@ -485,6 +749,7 @@ class RedisSessionStore(SessionStore):
         self._renew = self._redis.register_script(_RENEW)
         self._release = self._redis.register_script(_RELEASE)
         self._commit = self._redis.register_script(_COMMIT)
+        self._claim = self._redis.register_script(_CLAIM)
         self._closed = False
         self._lock = threading.Lock()
 
@@ -513,25 +778,43 @@ class RedisSessionStore(SessionStore):
         """True if the server answers (raises StoreError if it cannot be reached)."""
         return bool(self._call(None, "ping", self._redis.ping))
 
+    def persistence(self) -> dict:
+        """What the server keeps on disk: ``{"aof": bool, "save": str, "run": str}``
+        (``appendonly`` on; the RDB ``save`` schedule, "" for none; the server's run
+        id). Read with ``CONFIG GET``, or ``INFO persistence`` where CONFIG is
+        disabled (``save`` is then ``"?"``). Raises StoreError if Redis does not answer."""
+        info = self._call(None, "reading INFO", self._redis.info)
+        try:
+            aof = self._call(None, "CONFIG GET", self._redis.config_get, "appendonly")
+            save = self._call(None, "CONFIG GET", self._redis.config_get, "save")
+            aof, save = aof.get("appendonly") == "yes", save.get("save", "")
+        except StoreError:
+            aof, save = bool(info.get("aof_enabled")), "?"
+        return {"aof": aof, "save": save, "run": str(info.get("run_id", ""))}
+
+    @staticmethod
+    def _value(lease: Lease) -> str:
+        return f"{lease.run}:{lease.token}"
+
     def acquire(self, session_id: str, ttl: float) -> Lease | None:
         check_session(session_id)
         ttl = check_span("ttl", ttl)
-        token = self._call(session_id, "taking the lease", self._acquire,
-                           keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
-                           args=[max(1, round(ttl * 1000))])
-        return None if token is None else Lease(session_id, int(token), ttl)
+        got = self._call(session_id, "taking the lease", self._acquire,
+                         keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
+                         args=[max(1, round(ttl * 1000))])
+        return None if got is None else Lease(session_id, int(got[0]), ttl, str(got[1]))
 
     def holder(self, session_id: str) -> int | None:
         check_session(session_id)
-        token = self._call(session_id, "reading the lease", self._redis.get,
+        value = self._call(session_id, "reading the lease", self._redis.get,
                            self._key(session_id, "lock"))
-        return None if token is None else int(token)
+        return None if value is None else int(value.rpartition(":")[2])
 
     def renew(self, lease: Lease) -> None:
         _check_lease(lease)
         held = self._call(lease.session_id, "renewing the lease", self._renew,
                           keys=[self._key(lease.session_id, "lock")],
-                          args=[str(lease.token), max(1, round(lease.ttl * 1000))])
+                          args=[self._value(lease), max(1, round(lease.ttl * 1000))])
         if not held:
             raise LeaseLost(f"session {lease.session_id!r} in {self.url!r}: lease "
                             f"{lease.token} is no longer held; not renewed")
@@ -540,7 +823,34 @@ class RedisSessionStore(SessionStore):
         _check_lease(lease)
         return bool(self._call(lease.session_id, "releasing the lease", self._release,
                                keys=[self._key(lease.session_id, "lock")],
-                               args=[str(lease.token)]))
+                               args=[self._value(lease)]))
+
+    @staticmethod
+    def _record(key: str, text: str | None) -> KeyRecord | None:
+        if text is None:
+            return None
+        data = json.loads(text)
+        return KeyRecord(key, data["digest"], data.get("token"), data.get("turn"),
+                         data.get("outcome"), data.get("created_at", 0.0))
+
+    def key_record(self, session_id: str, key: str) -> KeyRecord | None:
+        check_session(session_id)
+        _check_key(key)
+        return self._record(key, self._call(session_id, "reading an idempotency key",
+                                            self._redis.hget, self._key(session_id, "keys"),
+                                            key))
+
+    def claim(self, lease: Lease, key: str, text_digest: str) -> KeyRecord | None:
+        _check_lease(lease)
+        _check_key(key)
+        pending = json.dumps({"digest": text_digest, "token": lease.token, "turn": None,
+                              "outcome": None})
+        found = self._call(lease.session_id, "claiming an idempotency key", self._claim,
+                           keys=[self._key(lease.session_id, "lock"),
+                                 self._key(lease.session_id, "keys"),
+                                 self._key(lease.session_id, "keytimes")],
+                           args=[self._value(lease), key, text_digest, pending])
+        return self._record(key, found)
 
     def load(self, session_id: str) -> Snapshot:
         check_session(session_id)
@@ -563,12 +873,17 @@ class RedisSessionStore(SessionStore):
         return Snapshot(session_id, state, messages, last, int(turns))
 
     def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
-               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
-               ) -> None:
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None,
+               key: KeyRecord | None = None) -> None:
         state_json, event_json = _check_commit(session_id, lease, messages, state, events)
+        _key_json(key)
         record_json = "" if record is None else json.dumps(asdict(record))
-        args: list = ["" if lease is None else str(lease.token), session_id, state_json,
-                      EVENTS_KEPT, record_json]
+        key_json = "" if key is None else json.dumps(
+            {"digest": key.digest, "token": key.token, "turn": key.turn,
+             "outcome": key.outcome}, allow_nan=False)
+        args: list = ["" if lease is None else self._value(lease), session_id, state_json,
+                      EVENTS_KEPT, record_json, "" if key is None else key.key, key_json,
+                      self.keys_kept, self.key_ttl]
         for m in messages:
             args += [m.number, _message_json(m)]
         args += ["--", *event_json]
@@ -577,7 +892,8 @@ class RedisSessionStore(SessionStore):
                    keys=[key(session_id, "lock"), key(session_id, "messages"),
                          key(session_id, "meta"), key(session_id, "state"),
                          key(session_id, "events"), key(session_id, "turns"),
-                         f"{self.prefix}:sessions"], args=args)
+                         f"{self.prefix}:sessions", key(session_id, "keys"),
+                         key(session_id, "keytimes")], args=args)
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         check_session(session_id)
