@@ -39,11 +39,11 @@ from importlib import resources
 
 from kit.serve.service import (ChatService, KeyConflict, SessionBusy, check_session_id,
                                outcome_of, pauses)
-from kit.serve.stores import LeaseLost, StoreBusy, open_store
+from kit.serve.stores import LeaseLost, StoreBusy, check_span, open_store
 from kit.store import StoreError
 from kit.validation import check_int, check_weight
 
-__all__ = ["create_app", "app_from_env", "build_service", "sse", "reply_events",
+__all__ = ["create_app", "app_from_env", "build_service", "durability", "sse", "reply_events",
            "outcome_events", "MAX_BODY", "THREADS", "WORDS_PER_EVENT", "ENV", "BODY_TIMEOUT"]
 
 log = logging.getLogger("kit.serve")
@@ -102,11 +102,10 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
     ``Host`` headers served (None: any; ``python -m kit serve`` on 127.0.0.1 serves
     ``127.0.0.1``, ``localhost`` and ``[::1]`` only, so a page of another site cannot
     reach it by DNS rebinding); ``body_timeout``: seconds a request body may take to
-    arrive (> 0; a slower one is a 408, see :func:`kit.serve.limits` for the headers);
+    arrive (> 0; a slower one is a 408, see :mod:`kit.serve.limits` for the headers);
     ``warning``: a sentence ``/health`` shows (a store that may lose data). Raises
     TypeError/ValueError naming a bad argument."""
     check_int("max_body", max_body, 1)
-    from kit.serve.stores import check_span
     body_timeout = check_span("body_timeout", body_timeout)
     stream_delay = check_weight("stream_delay", stream_delay)
     turns = ThreadPoolExecutor(check_int("threads", threads, 1), thread_name_prefix="kit-turn")
@@ -325,16 +324,43 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         from starlette.middleware import Middleware
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
-    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    # how many of this worker's requests wait for (or are taking) a session's lock
+    app.state.waiting = lambda session_id: queues.get(session_id, [None, 0])[1]
+    return app
+
+
+def durability(store) -> str | None:
+    """None if ``store`` keeps every acknowledged turn on disk, else a sentence saying
+    what a crash loses. A SQLite file does (each commit is synced); a Redis server does
+    with its append-only file (``appendonly yes``): every write is in the file before
+    the reply, so a killed or restarted server keeps it (``appendfsync everysec``, the
+    default, may lose the last second of writes if the machine itself fails). With RDB
+    snapshots alone a crash loses what came after the last snapshot; with neither, a
+    restart loses everything. Raises StoreError if Redis does not answer."""
+    persistence = getattr(store, "persistence", None)
+    if not callable(persistence):
+        return None
+    kept = persistence()
+    if kept["aof"]:
+        return None
+    if kept["save"] in ("", None):
+        return ("Redis keeps nothing on disk (appendonly no, no save schedule): a restart "
+                "loses every session")
+    return (f"Redis keeps snapshots only (save {kept['save']!r}, appendonly no): a crash "
+            f"loses the turns since the last snapshot")
 
 
 def build_service(env: dict | None = None) -> tuple[ChatService, dict]:
     """The service and the app's keyword arguments from ``KIT_SERVE_*`` settings (``env``,
     default :data:`os.environ`): STORE, LOCK, TTL, WAIT, MODEL_DELAY, SUMMARY_DELAY,
-    BUDGET, KEEP_RECENT, MAX_BODY, STREAM_DELAY, HOST (what ``python -m kit serve``
-    sets).
-    Raises ValueError/TypeError naming a bad setting, StoreError if the store cannot be
-    opened."""
+    BUDGET, KEEP_RECENT, MAX_BODY, STREAM_DELAY, BODY_TIMEOUT, HOST, ACCEPT_DATA_LOSS
+    (what ``python -m kit serve`` sets). A Redis that keeps nothing on disk is refused
+    unless ACCEPT_DATA_LOSS is ``1``; then, as for one that keeps only snapshots, the
+    app's ``warning`` says what a crash loses (:func:`durability`). A SQLite store waits
+    for another worker's write lock at most min(5, WAIT / 2) seconds.
+    Raises ValueError/TypeError naming a bad setting or a Redis refused, StoreError if
+    the store cannot be opened."""
     from kit.serve.service import KEEP_RECENT, SERVICE_BUDGET, demo_chatbot, service_memory
     env = os.environ if env is None else env
 
@@ -345,24 +371,33 @@ def build_service(env: dict | None = None) -> tuple[ChatService, dict]:
         except ValueError:
             raise ValueError(f"{ENV}{name} must be a number, got {text!r:.40}") from None
 
-    store = open_store(env.get(ENV + "STORE", "sqlite:chat.db"))
+    wait = number("WAIT", 30.0)
+    if not 0 < wait < float("inf"):
+        raise ValueError(f"{ENV}WAIT must be a number of seconds > 0, got {wait!r}")
+    store = open_store(env.get(ENV + "STORE", "sqlite:chat.db"), timeout=min(5.0, wait / 2))
     try:
-        if callable(getattr(store, "ping", None)):
-            store.ping()                        # an unreachable Redis fails at start
+        store.ping()                            # an unreachable Redis fails at start
+        warning = durability(store)
+        if warning and "nothing on disk" in warning and env.get(ENV + "ACCEPT_DATA_LOSS") != "1":
+            raise ValueError(f"{warning}; refused: turn on its append-only file (redis-server "
+                             f"--appendonly yes, or CONFIG SET appendonly yes), or accept "
+                             f"the loss with --accept-data-loss")
         service = ChatService(
             store, demo_chatbot(number("MODEL_DELAY", 0) or None),
             service_memory(number("SUMMARY_DELAY", 0) or None,
                            number("BUDGET", SERVICE_BUDGET, int),
                            number("KEEP_RECENT", KEEP_RECENT, int)),
             lock=env.get(ENV + "LOCK", "lease"), ttl=number("TTL", 10.0),
-            wait=number("WAIT", 30.0))
+            wait=wait)
         host = env.get(ENV + "HOST", "127.0.0.1")
         local = host in ("127.0.0.1", "localhost", "::1")
         options = {"max_body": number("MAX_BODY", MAX_BODY, int),
-                   "stream_delay": number("STREAM_DELAY", 0.0),
+                   "stream_delay": number("STREAM_DELAY", 0.0), "warning": warning,
+                   "body_timeout": number("BODY_TIMEOUT", BODY_TIMEOUT),
                    "hosts": ["127.0.0.1", "localhost", "[::1]", "::1"] if local else None}
         check_int("max_body", options["max_body"], 1)
         check_weight("stream_delay", options["stream_delay"])
+        check_span("body_timeout", options["body_timeout"])
     except BaseException:
         store.close()
         raise
