@@ -333,3 +333,109 @@ def test_a_body_that_does_not_arrive_in_time_is_a_408(keyed):
     response = asyncio.run(go())
     assert response.status_code == 408 and "0.2 s" in response.json()["error"]
     assert model.calls == 0 and store.sessions() == []
+
+
+# -- Redis: what a restart keeps ------------------------------------------------------------
+@pytest.fixture
+def redis_process(tmp_path):
+    """A redis-server this test may kill and start again on its files."""
+    from kit.serve.redis_server import RedisProcess, RedisUnavailable
+    made = []
+
+    def start(persist: bool):
+        try:
+            server = RedisProcess(str(tmp_path), persist)
+        except RedisUnavailable as exc:
+            pytest.skip(str(exc))
+        server.start()
+        made.append(server)
+        return server
+    yield start
+    for server in made:
+        server.stop()
+
+
+def test_a_redis_restart_with_its_append_only_file_loses_no_acknowledged_turn(redis_process):
+    server = redis_process(persist=True)
+    with RedisSessionStore(server.url, prefix="t") as store:
+        service = ChatService(store, chatbot())
+        for q in QUESTIONS[:3]:
+            service.ask("alice", q)
+        before = store.acquire("bob", 60)                # a lease from before the restart
+        server.kill()                                     # a crash: no shutdown save
+        server.start()
+        assert questions_of(store, "alice") == QUESTIONS[:3]          # every turn kept
+        assert [r.turn for r in store.turn_log("alice")] == [1, 2, 3]
+        assert store.holder("bob") == before.token                    # the lock survived too,
+        with pytest.raises(LeaseLost):                                # but not its run
+            store.commit("bob", before, [Message("user", "late", 1, 1)], {"added": 1})
+        assert service.ask("alice", QUESTIONS[3]).turn == 4          # the session goes on
+        assert store.turn_log("alice")[-1].token == 4                 # tokens keep growing
+        assert store.sessions() == ["alice"]
+
+
+def test_without_persistence_a_restart_forgets_and_an_old_lease_cannot_commit(redis_process):
+    server = redis_process(persist=False)
+    with RedisSessionStore(server.url, prefix="t") as store:
+        old = store.acquire("alice", 60)
+        server.kill()
+        server.start()
+        assert store.load("alice").last == 0 and store.holder("alice") is None
+        new = store.acquire("alice", 60)
+        assert new.token == old.token == 1                # the counter started again ...
+        with pytest.raises(LeaseLost):                    # ... but the old lease is refused
+            store.commit("alice", old, [Message("user", "late", 1, 1)], {"added": 1})
+        store.commit("alice", new, [Message("user", "now", 1, 1)], {"added": 1})
+        assert [m.content for m in store.transcript("alice")] == ["now"]
+
+
+def test_serve_refuses_a_redis_that_keeps_nothing_on_disk_unless_told(redis_process, capsys,
+                                                                       redis_url):
+    from kit.__main__ import main
+    from kit.serve.app import ENV, build_service, durability
+    server = redis_process(persist=False)
+    assert main(["serve", "--store", server.url]) == 2            # refused before serving
+    err = capsys.readouterr().err
+    assert "keeps nothing on disk" in err and "--accept-data-loss" in err
+    service, options = build_service({ENV + "STORE": server.url, ENV + "ACCEPT_DATA_LOSS": "1"})
+    try:
+        assert "loses every session" in options["warning"]
+        app = create_app(service, warning=options["warning"])
+
+        async def health():
+            async with client(app) as http:
+                return await http.get("/health")
+        answer = asyncio.run(health())
+        assert answer.status_code == 200 and "loses every session" in answer.json()["warning"]
+    finally:
+        service.store.close()
+    with RedisSessionStore(redis_url, prefix="t") as store:       # the tests' own Redis
+        assert durability(store) is None and store.persistence()["aof"] is True
+
+
+def test_health_says_not_ok_when_the_store_does_not_answer(tmp_path):
+    app = create_app(ChatService(RedisSessionStore(f"unix://{tmp_path}/gone.sock"), chatbot()))
+
+    async def health():
+        async with client(app) as http:
+            return await http.get("/health")
+    answer = asyncio.run(health())
+    assert answer.status_code == 503 and answer.json()["ok"] is False
+    assert "gone.sock" not in answer.text
+
+
+def test_serve_passes_its_client_bounds_to_uvicorn(tmp_path, monkeypatch):
+    import os
+
+    import uvicorn
+
+    from kit.__main__ import main
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: seen.update(kwargs))
+    monkeypatch.setattr(os, "environ", dict(os.environ))   # what serve exports stays here
+    assert main(["serve", "--store", f"sqlite:{tmp_path / 'c.db'}", "--limit-concurrency",
+                 "40", "--header-timeout", "3", "--body-timeout", "4"]) == 0
+    assert seen["limit_concurrency"] == 40
+    assert seen["http"] == "kit.serve.limits:BoundedH11Protocol"
+    assert os.environ["KIT_SERVE_HEADER_TIMEOUT"] == "3.0"
+    assert os.environ["KIT_SERVE_BODY_TIMEOUT"] == "4.0"

@@ -84,7 +84,7 @@ def test_concurrent_clients_over_four_workers_keep_every_session_in_order(spec):
 
 
 def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires(spec):
-    with start_workers(2, spec, "--model-delay", "1.5", "--lease", "1") as workers:
+    with start_workers(2, spec, "--model-delay", "1", "--lease", "1") as workers:
         with open_store(spec) as store:
             async def first_turn():
                 async with httpx.AsyncClient(timeout=60) as http:
@@ -118,7 +118,7 @@ def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires
 
 
 def test_a_worker_killed_during_compaction_leaves_its_turn_whole(spec):
-    options = ("--summary-delay", "2", "--budget", "60", "--keep-recent", "4", "--lease", "1")
+    options = ("--summary-delay", "1", "--budget", "60", "--keep-recent", "4", "--lease", "1")
     with start_workers(2, spec, *options) as workers:
         with open_store(spec) as store:
             async def turns():
@@ -148,12 +148,54 @@ def test_a_worker_killed_during_compaction_leaves_its_turn_whole(spec):
             assert state["summary"] and state["turns"][0][0] > 1
 
 
+def test_a_worker_killed_after_its_commit_is_retried_with_the_key_and_replayed(spec):
+    """Worker 0 commits the turn and dies while its reply streams (one event out, the
+    rest held back by --stream-delay): the client's connection breaks, it retries with
+    the same Idempotency-Key on worker 1 and gets the first turn's whole reply; the
+    store holds the turn once. The workers also close a connection whose headers do not
+    come within --header-timeout."""
+    import socket
+    refused = "zzzz qqqq"                        # a refusal: two events, one delay between
+    with start_workers(2, spec, "--stream-delay", "1", "--header-timeout", "0.5") as workers:
+        async def first_attempt():
+            async with httpx.AsyncClient(timeout=30) as http:
+                async with http.stream("POST", f"{workers.urls[0]}/sessions/alice/messages",
+                                       json={"text": refused},
+                                       headers={"Idempotency-Key": "m-1"}) as response:
+                    chunks = response.aiter_text()
+                    first = await chunks.__anext__()      # committed, the reply under way
+                    workers.kill(0)
+                    with pytest.raises(httpx.HTTPError):
+                        async for _ in chunks:
+                            pass
+                    return first
+
+        async def retry():
+            async with httpx.AsyncClient(timeout=30) as http:
+                response = await http.post(f"{workers.urls[1]}/sessions/alice/messages",
+                                           json={"text": refused},
+                                           headers={"Idempotency-Key": "m-1"})
+                return response
+        first = asyncio.run(first_attempt())
+        assert first.startswith("event: refusal")
+        again = asyncio.run(retry())
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        assert again.text.startswith(first) and done_event(again.text)["turn"] == 1
+        with socket.create_connection(("127.0.0.1", int(workers.urls[1].rsplit(":", 1)[1])),
+                                      timeout=20) as slow:
+            slow.sendall(b"POST /sessions/bob/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            assert slow.recv(100) == b""          # closed by the worker, headers unfinished
+    with open_store(spec) as store:
+        assert questions_of(store, "alice") == [refused]
+        assert [r.turn for r in store.turn_log("alice")] == [1]
+
+
 @pytest.mark.parametrize("lock, kept", [("local", 2), ("lease", 3)])
 def test_two_workers_with_an_in_process_lock_lose_a_turn(spec, lock, kept):
     """The same two overlapping turns of one session, sent to two workers at once: with
     a lock in each process both run at once and the second commit overwrites the first
     (two replies, one turn kept); with the store's lease they run one after the other."""
-    with start_workers(2, spec, "--lock", lock, "--model-delay", "1") as workers:
+    with start_workers(2, spec, "--lock", lock, "--model-delay", "0.6") as workers:
         async def load():
             async with httpx.AsyncClient(timeout=60) as http:
                 await post(http, workers.urls[0], "alice", QUESTIONS[0])
