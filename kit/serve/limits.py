@@ -9,7 +9,9 @@ the app, which bounds it itself (``create_app(body_timeout=...)``: a 408).
 :class:`BoundedH11Protocol` is uvicorn's h11 protocol with one timer more: from the
 moment a connection opens (and again after each response, for the next request on a
 kept-alive connection) the whole request line and headers must arrive within
-``header_timeout`` seconds, else the connection is closed. ``python -m kit serve``
+``header_timeout`` seconds, else the connection is closed; and a connection answered
+before its request's body was all sent (the app's 408 or 413) is closed after the
+response, not kept open waiting for the rest. ``python -m kit serve``
 uses it (``--header-timeout``, default :data:`HEADER_TIMEOUT`), passing the bound to
 uvicorn's worker processes in the environment (``KIT_SERVE_HEADER_TIMEOUT``).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 __all__ = ["BoundedH11Protocol", "HEADER_TIMEOUT", "LIMIT_CONCURRENCY", "PROTOCOL"]
@@ -65,6 +68,12 @@ class BoundedH11Protocol(H11Protocol):
             self._disarm()                    # a whole request line and headers came
 
     def on_response_complete(self) -> None:
+        if self.conn.their_state is not h11.DONE and not self.transport.is_closing():
+            # answered before the client sent its whole body (a 408 or a 413): the rest
+            # would only hold the connection open, so it is closed now
+            super().on_response_complete()
+            self.transport.close()
+            return
         super().on_response_complete()
         if not self.transport.is_closing() and (self.cycle is None
                                                 or self.cycle.response_complete):
