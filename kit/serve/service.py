@@ -398,7 +398,7 @@ class ChatService:
                                                        answer.turn, outcome)
             with self.store.until(deadline if time.monotonic() < deadline else None):
                 self.store.commit(session_id, lease, new, staging.load_state(session_id),
-                                  events, record, saved)
+                                  events, record, **({} if saved is None else {"key": saved}))
         except BaseException:
             if staging is not None:
                 staging.close()
