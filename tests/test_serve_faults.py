@@ -411,6 +411,14 @@ def test_serve_refuses_a_redis_that_keeps_nothing_on_disk_unless_told(redis_proc
         service.store.close()
     with RedisSessionStore(redis_url, prefix="t") as store:       # the tests' own Redis
         assert durability(store) is None and store.persistence()["aof"] is True
+    server.kill()
+    evicting = redis_process(persist=True)
+    with RedisSessionStore(evicting.url, prefix="t") as store:
+        import redis
+        with redis.Redis.from_url(evicting.url) as raw:
+            raw.config_set("maxmemory", "100mb")
+            raw.config_set("maxmemory-policy", "allkeys-lru")
+        assert "maxmemory-policy allkeys-lru" in durability(store)
 
 
 def test_health_says_not_ok_when_the_store_does_not_answer(tmp_path):

@@ -337,18 +337,23 @@ def durability(store) -> str | None:
     the reply, so a killed or restarted server keeps it (``appendfsync everysec``, the
     default, may lose the last second of writes if the machine itself fails). With RDB
     snapshots alone a crash loses what came after the last snapshot; with neither, a
-    restart loses everything. Raises StoreError if Redis does not answer."""
+    restart loses everything; a server that evicts keys when full (a ``maxmemory`` with
+    a policy other than ``noeviction``) may drop sessions and leases. Raises StoreError
+    if Redis does not answer."""
     persistence = getattr(store, "persistence", None)
     if not callable(persistence):
         return None
     kept = persistence()
-    if kept["aof"]:
-        return None
-    if kept["save"] in ("", None):
+    if not kept["aof"] and kept["save"] in ("", None):
         return ("Redis keeps nothing on disk (appendonly no, no save schedule): a restart "
                 "loses every session")
-    return (f"Redis keeps snapshots only (save {kept['save']!r}, appendonly no): a crash "
-            f"loses the turns since the last snapshot")
+    if not kept["aof"]:
+        return (f"Redis keeps snapshots only (save {kept['save']!r}, appendonly no): a "
+                f"crash loses the turns since the last snapshot")
+    if kept["evicts"]:
+        return (f"Redis may evict keys when full (maxmemory-policy {kept['policy']}): "
+                f"sessions and leases can vanish; use noeviction")
+    return None
 
 
 def build_service(env: dict | None = None) -> tuple[ChatService, dict]:

@@ -779,18 +779,24 @@ class RedisSessionStore(SessionStore):
         return bool(self._call(None, "ping", self._redis.ping))
 
     def persistence(self) -> dict:
-        """What the server keeps on disk: ``{"aof": bool, "save": str, "run": str}``
-        (``appendonly`` on; the RDB ``save`` schedule, "" for none; the server's run
-        id). Read with ``CONFIG GET``, or ``INFO persistence`` where CONFIG is
+        """What the server keeps: ``{"aof": bool, "save": str, "run": str, "evicts":
+        bool, "policy": str}`` (``appendonly`` on; the RDB ``save`` schedule, "" for
+        none; the server's run id; whether a ``maxmemory`` with an eviction
+        ``maxmemory-policy`` may drop keys, sessions and leases included). Read with ``CONFIG GET``, or ``INFO persistence`` where CONFIG is
         disabled (``save`` is then ``"?"``). Raises StoreError if Redis does not answer."""
         info = self._call(None, "reading INFO", self._redis.info)
         try:
-            aof = self._call(None, "CONFIG GET", self._redis.config_get, "appendonly")
-            save = self._call(None, "CONFIG GET", self._redis.config_get, "save")
-            aof, save = aof.get("appendonly") == "yes", save.get("save", "")
+            got = {}
+            for name in ("appendonly", "save", "maxmemory-policy"):
+                got.update(self._call(None, "CONFIG GET", self._redis.config_get, name))
+            aof, save = got.get("appendonly") == "yes", got.get("save", "")
+            policy = got.get("maxmemory-policy", "noeviction")
         except StoreError:
             aof, save = bool(info.get("aof_enabled")), "?"
-        return {"aof": aof, "save": save, "run": str(info.get("run_id", ""))}
+            policy = str(info.get("maxmemory_policy", "noeviction"))
+        evicts = policy != "noeviction" and int(info.get("maxmemory", 0) or 0) > 0
+        return {"aof": aof, "save": save, "run": str(info.get("run_id", "")),
+                "evicts": evicts, "policy": policy}
 
     @staticmethod
     def _value(lease: Lease) -> str:
