@@ -43,12 +43,12 @@ What a store promises:
 - **Every file carries its schema version** (``store_meta.schema_version``, now 4:
   version 2 added the ``speaker`` and ``when_text`` columns, version 3 the ``leases``,
   ``turns`` and ``events`` tables the chat service keeps, version 4 its ``idempotency``
-  table (a retried turn's key and first outcome), see :mod:`kit.serve.stores`).
+  table (a retried turn's key and first outcome) and ``waiters`` (turns waiting for a
+  session, in arrival order), see :mod:`kit.serve.stores`).
   An older file is migrated when it is opened, one version at a time (version 1: the
   two columns are added, empty for the old rows; version 2: the three tables are
-  made, empty; version 3: the idempotency table is made, empty), each step in one
-  transaction that first takes the write lock and reads
-  the version again, so two processes opening it at once migrate it once; any other
+  made, empty; version 3: the idempotency and waiters tables are made, empty), each
+  step in one transaction that first takes the write lock and reads the version again, so two processes opening it at once migrate it once; any other
   version, a missing one, or a file whose tables lack the columns of its version is
   refused, unchanged.
 """
@@ -97,11 +97,14 @@ _SERVICE_TABLES = (
 )
 # Version 4: the service's idempotency keys, one row per (session, key): the text's
 # digest, the token of the turn that claimed it, and once committed the turn and its
-# outcome (JSON); outcome NULL while that turn runs.
+# outcome (JSON); outcome NULL while that turn runs. And the turns waiting for a
+# session's lease, by ticket (arrival order), each alive until expires_at.
 _IDEMPOTENCY_TABLES = (
     "CREATE TABLE IF NOT EXISTS idempotency (session_id TEXT NOT NULL, key TEXT NOT NULL,"
     " digest TEXT NOT NULL, token INTEGER, turn INTEGER, outcome TEXT,"
     " created_at REAL NOT NULL, PRIMARY KEY (session_id, key))",
+    "CREATE TABLE IF NOT EXISTS waiters (session_id TEXT NOT NULL, ticket INTEGER NOT NULL,"
+    " expires_at REAL NOT NULL, PRIMARY KEY (session_id, ticket))",
 )
 _SCHEMA += _SERVICE_TABLES + _IDEMPOTENCY_TABLES
 _MIGRATIONS = {   # from version -> the statements that take a file to the next version
@@ -110,7 +113,8 @@ _MIGRATIONS = {   # from version -> the statements that take a file to the next 
     "2": _SERVICE_TABLES,
     "3": _IDEMPOTENCY_TABLES,
 }
-_TABLES = {"messages", "session_state", "leases", "turns", "events", "idempotency"}  # v4
+_TABLES = {"messages", "session_state", "leases", "turns", "events", "idempotency",
+           "waiters"}                                                        # of version 4
 _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
 _MESSAGE_COLUMNS = {"session_id", "number", "role", "content", "tokens", "created_at",
                     "speaker", "when_text"}                          # since version 2
@@ -541,7 +545,7 @@ class TranscriptStore:
             with db:
                 gone = db.execute("DELETE FROM messages WHERE session_id = ?",
                                   (session_id,)).rowcount
-                for table in ("session_state", "turns", "events", "idempotency"):
+                for table in ("session_state", "turns", "events", "idempotency", "waiters"):
                     db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             return gone
 

@@ -291,25 +291,53 @@ def test_sqlite_keys_go_after_their_time(tmp_path):
 
 
 # -- fair waiting ------------------------------------------------------------------------
-def test_turns_waiting_for_a_session_are_served_in_arrival_order(tmp_path):
+def test_turns_waiting_for_a_session_are_served_in_arrival_order_across_workers(tmp_path):
+    """Turn 1 holds alice's lease inside its model call; turns 2-5 arrive one after the
+    other, alternately at two workers (two apps on one file), and queue: once turn 1 is
+    done they are served in arrival order."""
     model = Counted(threading.Event())
-    with SQLiteSessionStore(tmp_path / "chat.db") as store:
-        app = create_app(ChatService(store, chatbot(model), wait=20))
+    path = tmp_path / "chat.db"
+    with SQLiteSessionStore(path) as store_a, SQLiteSessionStore(path) as store_b:
+        apps = [create_app(ChatService(store, chatbot(model), wait=20))
+                for store in (store_a, store_b)]
 
         async def go():
-            async with client(app) as http:
-                tasks = [asyncio.create_task(post(http, "alice", QUESTIONS[0]))]
+            async with client(apps[0]) as a, client(apps[1]) as b:
+                tasks = [asyncio.create_task(post(a, "alice", QUESTIONS[0]))]
                 await asyncio.to_thread(model.inside.wait, 10)     # turn 1 holds the lease
                 for i in range(1, 5):
-                    tasks.append(asyncio.create_task(post(http, "alice", QUESTIONS[i])))
-                    while app.state.waiting("alice") < i:          # queued, in this order
+                    tasks.append(asyncio.create_task(post((a, b)[i % 2], "alice", QUESTIONS[i])))
+                    app = apps[i % 2]
+                    queued = app.state.waiting("alice")
+                    while app.state.waiting("alice") == queued:     # its ticket is taken
                         await asyncio.sleep(0.005)
                 model.gate.set()
                 return await asyncio.gather(*tasks)
         replies = asyncio.run(go())
         assert [r.status_code for r in replies] == [200] * 5
-        assert questions_of(store, "alice") == QUESTIONS             # arrival order
-        assert app.state.waiting("alice") == 0
+        assert questions_of(store_a, "alice") == QUESTIONS             # arrival order
+        assert [app.state.waiting("alice") for app in apps] == [0, 0]
+
+
+def test_the_lease_goes_to_the_oldest_live_ticket(store, monkeypatch):
+    import kit.serve.stores as stores
+    monkeypatch.setattr(stores, "QUEUE_TTL", 0.2)
+    first, second, third = (store.enqueue("alice") for _ in range(3))
+    assert first < second < third
+    assert store.acquire("alice", 60, second) is None           # the first is older
+    lease = store.acquire("alice", 60, first)
+    assert lease is not None and store.acquire("alice", 60, second) is None   # held
+    store.release(lease)
+    store.dequeue("alice", second)                              # the second gave up
+    assert store.acquire("alice", 60, third) is not None
+    dead, late = store.enqueue("bob"), store.enqueue("bob")     # a waiter that died
+    assert store.acquire("bob", 60, late) is None
+    if store.kind == "sqlite":
+        store.clock = lambda: time.time() + 0.3
+    else:
+        time.sleep(0.3)                                         # Redis's clock moves
+    assert store.acquire("bob", 60, late) is not None           # its ticket expired
+    assert store.acquire("carol", 60) is not None               # no ticket: no queue
 
 
 # -- slow clients ------------------------------------------------------------------------

@@ -158,36 +158,33 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             future.add_done_callback(later)
             raise
 
-    queues: dict[str, list] = {}          # session -> [its FIFO gate, requests using it]
+    waiting: dict[str, int] = {}          # session -> this worker's turns queued for it
 
     async def take(session_id: str, started: float):
         """The session's lock, waited for on the event loop (no thread is held while
         another turn has it), until ``service.wait`` seconds after the request came.
-        This worker's requests for one session wait in arrival order: only the first
-        polls the store (an asyncio.Lock wakes its waiters first come, first served)."""
+        Turns wait in arrival order, across workers: each takes a ticket in the
+        session's queue in the store, and the lease goes to the oldest live ticket."""
         deadline = started + service.wait
-        entry = queues.setdefault(session_id, [asyncio.Lock(), 0])
-        entry[1] += 1
+        ticket = await settled(in_pool(turns, service.queue, session_id, deadline),
+                               lambda late: turns.submit(service.leave, session_id, late))
+        waiting[session_id] = waiting.get(session_id, 0) + 1       # queued
         try:
-            try:
-                await asyncio.wait_for(entry[0].acquire(), max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                raise service.busy(session_id) from None
-            try:
-                for pause in pauses():
-                    taken = await settled(in_pool(turns, service.try_take, session_id,
-                                                  deadline), lambda held: held.release())
-                    if taken is not None:
-                        return taken
-                    if time.monotonic() >= deadline:
-                        raise service.busy(session_id)
-                    await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-            finally:
-                entry[0].release()
+            for pause in pauses():
+                taken = await settled(in_pool(turns, service.try_take, session_id, deadline,
+                                              ticket), lambda held: held.release())
+                if taken is not None:
+                    ticket = None                 # served: the store dropped the ticket
+                    return taken
+                if time.monotonic() >= deadline:
+                    raise service.busy(session_id)
+                await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         finally:
-            entry[1] -= 1
-            if not entry[1]:
-                queues.pop(session_id, None)
+            waiting[session_id] -= 1
+            if not waiting[session_id]:
+                waiting.pop(session_id)
+            if ticket is not None:                # gave up (busy, cancelled, failed)
+                turns.submit(service.leave, session_id, ticket)
 
     def events_response(events: list[str], background=None, headers=None):
         async def stream():
@@ -325,8 +322,8 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         from starlette.middleware.trustedhost import TrustedHostMiddleware
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)))
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
-    # how many of this worker's requests wait for (or are taking) a session's lock
-    app.state.waiting = lambda session_id: queues.get(session_id, [None, 0])[1]
+    # how many of this worker's requests are queued for (or taking) a session's lock
+    app.state.waiting = lambda session_id: waiting.get(session_id, 0)
     return app
 
 

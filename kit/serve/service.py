@@ -254,12 +254,15 @@ class ChatService:
         self._registry = threading.Lock()
 
     # -- the lock ------------------------------------------------------------------
-    def try_take(self, session_id: str, deadline: float | None = None) -> Held | None:
+    def try_take(self, session_id: str, deadline: float | None = None,
+                 ticket: int | None = None) -> Held | None:
         """One attempt at the session's lock, no waiting for its holder: the lease
         (renewed every ttl/3 from now on, for at most ``hold`` seconds) or the local
         lock; None if held. ``deadline`` (a :func:`time.monotonic` reading): the store's
         own lock is waited for until then at most (:class:`~kit.serve.stores.StoreBusy`).
-        Raises ValueError for a bad id, StoreError if the store fails."""
+        ``ticket`` (from :meth:`queue`): None also while an older waiting turn is
+        queued, so turns are served in arrival order. Raises ValueError for a bad id,
+        StoreError if the store fails."""
         check_session_id(session_id)
         if self.lock == "local":
             with self._registry:
@@ -267,7 +270,8 @@ class ChatService:
             return Held(None, _once(lock.release)) if lock.acquire(blocking=False) \
                 else None
         with self.store.until(deadline):
-            lease = self.store.acquire(session_id, self.ttl)
+            lease = self.store.acquire(session_id, self.ttl, *(() if ticket is None
+                                                               else (ticket,)))
         if lease is None:
             return None
         renewer = _Renewer(self.store, lease, hold=self.hold)
@@ -293,6 +297,23 @@ class ChatService:
             if time.monotonic() >= deadline:
                 raise self.busy(session_id)
             time.sleep(pause)
+
+    def queue(self, session_id: str, deadline: float | None = None) -> int | None:
+        """A ticket in the session's queue for a turn about to wait for it (the store's
+        :meth:`~kit.serve.stores.SessionStore.enqueue`); None with ``lock="local"``."""
+        if self.lock == "local":
+            return None
+        with self.store.until(deadline):
+            return self.store.enqueue(check_session_id(session_id))
+
+    def leave(self, session_id: str, ticket: int | None) -> None:
+        """Drop a waiting turn's ticket (it gave up or was served); never raises for a
+        store that fails (the ticket then expires by itself)."""
+        if ticket is not None:
+            try:
+                self.store.dequeue(session_id, ticket)
+            except StoreError:
+                pass
 
     def busy(self, session_id: str) -> SessionBusy:
         """The error of a turn that waited ``wait`` seconds for the session in vain."""

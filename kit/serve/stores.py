@@ -55,12 +55,14 @@ from kit.validation import check_int, check_seconds
 
 __all__ = ["Lease", "LeaseLost", "StoreBusy", "Snapshot", "TurnRecord", "KeyRecord",
            "SessionStore", "SQLiteSessionStore", "RedisSessionStore", "open_store",
-           "worker_name", "digest", "EVENTS_KEPT", "KEYS_KEPT", "KEY_TTL", "LONGEST",
+           "worker_name", "digest", "EVENTS_KEPT", "KEYS_KEPT", "KEY_TTL", "QUEUE_TTL",
+           "LONGEST",
            "check_span"]
 
 EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
 KEYS_KEPT = 100            # idempotency keys a session keeps (the oldest go first)
 KEY_TTL = 86_400.0         # seconds an idempotency key is kept after its turn (a day)
+QUEUE_TTL = 5.0            # seconds a waiting turn's ticket lives unless it asks again
 LONGEST = 86_400.0         # seconds: the longest lease, wait or hold accepted
 
 
@@ -173,9 +175,24 @@ class SessionStore:
 
     kind = "store"
 
-    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+    def acquire(self, session_id: str, ttl: float, ticket: int | None = None
+                ) -> Lease | None:
         """Take the session's lease for ``ttl`` seconds (> 0) if nobody holds an
-        unexpired one; return it, or None if it is held. Does not wait."""
+        unexpired one; return it, or None if it is held. Does not wait. ``ticket``
+        (from :meth:`enqueue`): take it only if no live ticket of the session is older
+        (turns served in arrival order), and keep the ticket alive for
+        :data:`QUEUE_TTL` seconds more; the ticket goes once the lease is taken. Without
+        a ticket the queue is not looked at."""
+        raise NotImplementedError
+
+    def enqueue(self, session_id: str) -> int:
+        """A ticket for a turn that will wait for the session's lease: larger than every
+        ticket of the session still queued. It lives :data:`QUEUE_TTL` seconds unless
+        :meth:`acquire` is asked with it again (a dead waiter blocks nobody for long)."""
+        raise NotImplementedError
+
+    def dequeue(self, session_id: str, ticket: int) -> None:
+        """Drop ``ticket`` (a waiting turn that gave up); nothing if it is gone."""
         raise NotImplementedError
 
     def holder(self, session_id: str) -> int | None:
@@ -300,6 +317,12 @@ def _key_json(key: KeyRecord | None) -> str | None:
     return json.dumps(key.outcome, sort_keys=True, allow_nan=False)
 
 
+def _check_ticket(ticket: object) -> int:
+    if isinstance(ticket, bool) or not isinstance(ticket, int) or ticket < 1:
+        raise TypeError(f"ticket must be an int >= 1 (from enqueue), got {ticket!r:.60}")
+    return ticket
+
+
 def _check_lease(lease: object) -> Lease:
     if not isinstance(lease, Lease):
         raise TypeError(f"lease must be a Lease (from acquire), got {lease!r:.60}")
@@ -421,12 +444,29 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
             return db.execute("SELECT COUNT(*) FROM store_meta").fetchone()[0] >= 0
 
     # -- the lease -------------------------------------------------------------------
-    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+    def acquire(self, session_id: str, ttl: float, ticket: int | None = None
+                ) -> Lease | None:
         check_session(session_id)
         ttl = check_span("ttl", ttl)
+        if ticket is not None:
+            _check_ticket(ticket)
         with self._using(session_id, "taking the lease") as db:
-            row = self._lease_row(db, session_id)       # a read first: no lock while held
-            if row is not None and row[1] > float(self.clock()):
+            now = float(self.clock())
+            row = self._lease_row(db, session_id)       # reads first: no lock while held
+            if ticket is not None:
+                ahead, mine = db.execute(
+                    "SELECT (SELECT COUNT(*) FROM waiters WHERE session_id = ? AND ticket < ?"
+                    " AND expires_at > ?), (SELECT expires_at FROM waiters WHERE "
+                    "session_id = ? AND ticket = ?)",
+                    (session_id, ticket, now, session_id, ticket)).fetchone()
+                if mine is None or mine - now < QUEUE_TTL / 2:     # still waiting: say so
+                    with db:
+                        db.execute("BEGIN IMMEDIATE")
+                        db.execute("INSERT OR REPLACE INTO waiters VALUES (?, ?, ?)",
+                                   (session_id, ticket, now + QUEUE_TTL))
+                if ahead:
+                    return None
+            if row is not None and row[1] > now:
                 return None
             with db:
                 db.execute("BEGIN IMMEDIATE")
@@ -434,10 +474,36 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                 row = self._lease_row(db, session_id)
                 if row is not None and row[1] > now:
                     return None
+                if ticket is not None and db.execute(
+                        "SELECT COUNT(*) FROM waiters WHERE session_id = ? AND ticket < ? "
+                        "AND expires_at > ?", (session_id, ticket, now)).fetchone()[0]:
+                    return None
                 token = (row[0] if row else 0) + 1
                 db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
                            (session_id, token, now + ttl))
+                if ticket is not None:       # served: its ticket and the dead ones go
+                    db.execute("DELETE FROM waiters WHERE session_id = ? AND (ticket = ? "
+                               "OR expires_at <= ?)", (session_id, ticket, now))
         return Lease(session_id, token, ttl)
+
+    def enqueue(self, session_id: str) -> int:
+        check_session(session_id)
+        with self._using(session_id, "queueing for the lease") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                ticket, = db.execute("SELECT COALESCE(MAX(ticket), 0) + 1 FROM waiters "
+                                     "WHERE session_id = ?", (session_id,)).fetchone()
+                db.execute("INSERT INTO waiters VALUES (?, ?, ?)",
+                           (session_id, ticket, float(self.clock()) + QUEUE_TTL))
+        return ticket
+
+    def dequeue(self, session_id: str, ticket: int) -> None:
+        check_session(session_id)
+        _check_ticket(ticket)
+        with self._using(session_id, "leaving the queue") as db:
+            with db:
+                db.execute("DELETE FROM waiters WHERE session_id = ? AND ticket = ?",
+                           (session_id, ticket))
 
     def holder(self, session_id: str) -> int | None:
         check_session(session_id)
@@ -619,12 +685,38 @@ local function held(lock, value)
   return redis.call('GET', lock) == value and string.sub(value, 1, 41) == run_id() .. ':'
 end
 """
+# KEYS: lock, fence, queue (a sorted set of tickets), queue expiries (a hash)
+# ARGV: ttl (ms), ticket ('' = none), queue ttl (ms)
 _ACQUIRE = _RUN + """
+if ARGV[2] ~= '' then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])         -- still waiting: say so
+  redis.call('HSET', KEYS[4], ARGV[2], now + tonumber(ARGV[3]))
+  for _, older in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[2])) do
+    if tonumber(redis.call('HGET', KEYS[4], older) or '0') > now then return false end
+    redis.call('ZREM', KEYS[3], older)                  -- a dead waiter's ticket
+    redis.call('HDEL', KEYS[4], older)
+  end
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+if ARGV[2] ~= '' then
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('HDEL', KEYS[4], ARGV[2])
+end
 local token = redis.call('INCR', KEYS[2])
 local run = run_id()
 redis.call('SET', KEYS[1], run .. ':' .. token, 'PX', ARGV[1])
 return {token, run}
+"""
+# KEYS: the ticket counter, queue, queue expiries; ARGV: queue ttl (ms)
+_ENQUEUE = """
+local ticket = redis.call('INCR', KEYS[1])
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[2], ticket, ticket)
+redis.call('HSET', KEYS[3], ticket, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+           + tonumber(ARGV[1]))
+return ticket
 """
 _RENEW = _RUN + """
 if not held(KEYS[1], ARGV[1]) then return 0 end
@@ -750,6 +842,7 @@ class RedisSessionStore(SessionStore):
         self._release = self._redis.register_script(_RELEASE)
         self._commit = self._redis.register_script(_COMMIT)
         self._claim = self._redis.register_script(_CLAIM)
+        self._enqueue = self._redis.register_script(_ENQUEUE)
         self._closed = False
         self._lock = threading.Lock()
 
@@ -802,13 +895,35 @@ class RedisSessionStore(SessionStore):
     def _value(lease: Lease) -> str:
         return f"{lease.run}:{lease.token}"
 
-    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+    def acquire(self, session_id: str, ttl: float, ticket: int | None = None
+                ) -> Lease | None:
         check_session(session_id)
         ttl = check_span("ttl", ttl)
+        if ticket is not None:
+            _check_ticket(ticket)
+        key = self._key
         got = self._call(session_id, "taking the lease", self._acquire,
-                         keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
-                         args=[max(1, round(ttl * 1000))])
+                         keys=[key(session_id, "lock"), key(session_id, "fence"),
+                               key(session_id, "queue"), key(session_id, "queued")],
+                         args=[max(1, round(ttl * 1000)), "" if ticket is None else ticket,
+                               round(QUEUE_TTL * 1000)])
         return None if got is None else Lease(session_id, int(got[0]), ttl, str(got[1]))
+
+    def enqueue(self, session_id: str) -> int:
+        check_session(session_id)
+        key = self._key
+        return int(self._call(session_id, "queueing for the lease", self._enqueue,
+                              keys=[key(session_id, "tickets"), key(session_id, "queue"),
+                                    key(session_id, "queued")],
+                              args=[round(QUEUE_TTL * 1000)]))
+
+    def dequeue(self, session_id: str, ticket: int) -> None:
+        check_session(session_id)
+        _check_ticket(ticket)
+        with self._redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(self._key(session_id, "queue"), ticket)
+            pipe.hdel(self._key(session_id, "queued"), ticket)
+            self._call(session_id, "leaving the queue", pipe.execute)
 
     def holder(self, session_id: str) -> int | None:
         check_session(session_id)
