@@ -77,7 +77,7 @@ import numpy as np
 from kit.rag.goldset import load_eval_set
 from kit.serve.redis_server import RedisUnavailable, running_redis
 from kit.serve.service import SERVICE_BUDGET, ChatService, demo_chatbot, service_memory
-from kit.serve.stores import open_store
+from kit.serve.backends import open_store
 from kit.serve.workers import start_workers
 from kit.trace import Table
 

@@ -178,7 +178,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         raise ValueError("the service needs the serve extra: pip install -e '.[serve]'") from None
     from kit.serve.app import ENV, build_service
-    from kit.serve.stores import redact
+    from kit.serve.redis_store import redact
     if args.workers > 1 and args.store.strip() == "sqlite::memory:":
         raise ValueError("sqlite::memory: is one store per process: with --workers "
                          f"{args.workers} each worker would have its own; give a file")

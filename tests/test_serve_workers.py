@@ -15,7 +15,7 @@ import pytest
 httpx = pytest.importorskip("httpx", reason="the serve extra is not installed: pip install -e '.[dev]'")
 pytest.importorskip("uvicorn", reason="the serve extra is not installed")
 
-from kit.serve.stores import open_store
+from kit.serve.backends import open_store
 from kit.serve.workers import start_workers
 
 QUESTIONS = ["How long do refunds take?", "and for COD?", "Can I change my delivery address?",

@@ -39,7 +39,8 @@ from importlib import resources
 
 from kit.serve.service import (ChatService, KeyConflict, SessionBusy, check_session_id,
                                outcome_of, pauses)
-from kit.serve.stores import LeaseLost, StoreBusy, check_span, open_store
+from kit.serve.backends import open_store
+from kit.serve.stores import LeaseLost, StoreBusy, check_span
 from kit.store import StoreError
 from kit.validation import check_int, check_weight
 
