@@ -94,6 +94,16 @@ def test_a_held_write_lock_stops_no_read_and_no_lease_check(tmp_path):
         assert store.acquire("bob", 60).token == 1                 # nothing was written
 
 
+def test_each_thread_has_its_connection_and_an_ended_threads_goes(tmp_path):
+    with SQLiteSessionStore(tmp_path / "chat.db") as store:
+        for _ in range(5):                         # five turns' lease renewers, one by one
+            thread = threading.Thread(target=store.holder, args=("alice",))
+            thread.start()
+            thread.join()
+        store.holder("alice")
+        assert len(store._conns) == 2              # the last ended thread's, and this one's
+
+
 def test_a_worker_stopped_outside_its_commit_blocks_nobody(tmp_path):
     """Worker A is stopped inside its model call (holding alice's lease) and another
     connection inside a read: worker B still serves every other session at once."""

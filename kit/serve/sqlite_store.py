@@ -49,7 +49,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
     def __init__(self, path=":memory:", clock=time.time, *, timeout: float = 5.0) -> None:
         super().__init__(path, clock, timeout=timeout)
         self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
+        self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.journal = "memory"
         if self.path not in _MEMORY:
             try:
@@ -72,7 +72,12 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                 if self._conn is None:
                     db.close()
                     self._db()
-                self._conns.append(db)
+                # the connections of threads that ended (a turn's lease renewer) go now
+                ended = [c for t, c in self._conns if not t.is_alive()]
+                self._conns = [(t, c) for t, c in self._conns if t.is_alive()]
+                self._conns.append((threading.current_thread(), db))
+            for old in ended:
+                old.close()
             self._local.db = db
         return db
 
@@ -116,7 +121,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
     def close(self) -> None:
         with self._lock:
             conns, self._conns = self._conns, []
-        for db in conns:
+        for _, db in conns:
             db.close()
         super().close()
 
