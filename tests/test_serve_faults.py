@@ -100,8 +100,9 @@ def test_each_thread_has_its_connection_and_an_ended_threads_goes(tmp_path):
             thread = threading.Thread(target=store.holder, args=("alice",))
             thread.start()
             thread.join()
+            assert [t for t, _ in store._conns] == [thread]   # the ended ones' went
         store.holder("alice")
-        assert len(store._conns) == 2              # the last ended thread's, and this one's
+        assert [t for t, _ in store._conns] == [threading.current_thread()]
 
 
 def test_a_worker_stopped_outside_its_commit_blocks_nobody(tmp_path):
