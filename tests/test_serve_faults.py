@@ -349,6 +349,10 @@ def test_the_lease_goes_to_the_oldest_live_ticket(store):
         time.sleep(0.3)                                         # Redis's clock moves
     assert store.acquire("bob", 60, late) is not None           # its ticket expired
     assert store.acquire("carol", 60) is not None               # no ticket: no queue
+    waiter = store.enqueue("dave")
+    assert store.acquire("dave", 60, 0) is None                 # a first try: one is queued
+    store.dequeue("dave", waiter)
+    assert store.acquire("dave", 60, 0) is not None             # nobody queued: taken
 
 
 # -- slow clients ------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from importlib import resources
 from kit.serve.service import (ChatService, KeyConflict, SessionBusy, check_session_id,
                                outcome_of, pauses)
 from kit.serve.backends import open_store
-from kit.serve.stores import LeaseLost, StoreBusy, check_span
+from kit.serve.stores import NOT_QUEUED, LeaseLost, StoreBusy, check_span
 from kit.store import StoreError
 from kit.validation import check_int, check_weight
 
@@ -167,6 +167,11 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         Turns wait in arrival order, across workers: each takes a ticket in the
         session's queue in the store, and the lease goes to the oldest live ticket."""
         deadline = started + service.wait
+        first = NOT_QUEUED if service.lock == "lease" else None
+        taken = await settled(in_pool(turns, service.try_take, session_id, deadline, first),
+                              lambda held: held.release())
+        if taken is not None:                     # nobody held it or queued: no ticket
+            return taken
         ticket = await settled(in_pool(turns, service.queue, session_id, deadline),
                                lambda late: turns.submit(service.leave, session_id, late))
         waiting[session_id] = waiting.get(session_id, 0) + 1       # queued

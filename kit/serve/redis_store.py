@@ -37,19 +37,24 @@ end
 # KEYS: lock, fence, queue (a sorted set of tickets), queue expiries (a hash)
 # ARGV: ttl (ms), ticket ('' = none), queue ttl (ms)
 _ACQUIRE = _RUN + """
+local queued = ARGV[2] ~= '' and ARGV[2] ~= '0'        -- '0': a first try, not queued
 if ARGV[2] ~= '' then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])         -- still waiting: say so
-  redis.call('HSET', KEYS[4], ARGV[2], now + tonumber(ARGV[3]))
-  for _, older in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[2])) do
+  local upper = '+inf'
+  if queued then
+    redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])       -- still waiting: say so
+    redis.call('HSET', KEYS[4], ARGV[2], now + tonumber(ARGV[3]))
+    upper = '(' .. ARGV[2]
+  end
+  for _, older in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', upper)) do
     if tonumber(redis.call('HGET', KEYS[4], older) or '0') > now then return false end
     redis.call('ZREM', KEYS[3], older)                  -- a dead waiter's ticket
     redis.call('HDEL', KEYS[4], older)
   end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-if ARGV[2] ~= '' then
+if queued then
   redis.call('ZREM', KEYS[3], ARGV[2])
   redis.call('HDEL', KEYS[4], ARGV[2])
 end

@@ -21,6 +21,8 @@ from kit.validation import check_int
 
 __all__ = ["SQLiteSessionStore"]
 
+_ALL = 2 ** 62             # a ticket larger than any: "behind every queued turn"
+
 
 class SQLiteSessionStore(TranscriptStore, SessionStore):
     """The service's store in one SQLite file: a :class:`~kit.store.TranscriptStore`
@@ -139,13 +141,14 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
         with self._using(session_id, "taking the lease") as db:
             now = float(self.clock())
             row = self._lease_row(db, session_id)       # reads first: no lock while held
+            before = ticket or _ALL                     # NOT_QUEUED: behind every ticket
             if ticket is not None:
                 ahead, mine = db.execute(
                     "SELECT (SELECT COUNT(*) FROM waiters WHERE session_id = ? AND ticket < ?"
                     " AND expires_at > ?), (SELECT expires_at FROM waiters WHERE "
                     "session_id = ? AND ticket = ?)",
-                    (session_id, ticket, now, session_id, ticket)).fetchone()
-                if mine is None or mine - now < self.queue_ttl / 2:     # still waiting: say so
+                    (session_id, before, now, session_id, ticket)).fetchone()
+                if ticket and (mine is None or mine - now < self.queue_ttl / 2):  # still here
                     with db:
                         db.execute("BEGIN IMMEDIATE")
                         db.execute("INSERT OR REPLACE INTO waiters VALUES (?, ?, ?)",
@@ -162,7 +165,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                     return None
                 if ticket is not None and db.execute(
                         "SELECT COUNT(*) FROM waiters WHERE session_id = ? AND ticket < ? "
-                        "AND expires_at > ?", (session_id, ticket, now)).fetchone()[0]:
+                        "AND expires_at > ?", (session_id, before, now)).fetchone()[0]:
                     return None
                 token = (row[0] if row else 0) + 1
                 db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",

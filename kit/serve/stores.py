@@ -55,12 +55,13 @@ from kit.validation import check_seconds
 
 __all__ = ["Lease", "LeaseLost", "StoreBusy", "Snapshot", "TurnRecord", "KeyRecord",
            "SessionStore", "worker_name", "digest", "EVENTS_KEPT",
-           "KEYS_KEPT", "KEY_TTL", "QUEUE_TTL", "LONGEST", "check_span"]
+           "KEYS_KEPT", "KEY_TTL", "QUEUE_TTL", "NOT_QUEUED", "LONGEST", "check_span"]
 
 EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
 KEYS_KEPT = 100            # idempotency keys a session keeps (the oldest go first)
 KEY_TTL = 86_400.0         # seconds an idempotency key is kept after its turn (a day)
 QUEUE_TTL = 5.0            # seconds a waiting turn's ticket lives unless it asks again
+NOT_QUEUED = 0             # acquire's ticket for a first try: only if nobody is queued
 LONGEST = 86_400.0         # seconds: the longest lease, wait or hold accepted
 
 
@@ -179,8 +180,9 @@ class SessionStore:
         unexpired one; return it, or None if it is held. Does not wait. ``ticket``
         (from :meth:`enqueue`): take it only if no live ticket of the session is older
         (turns served in arrival order), and keep the ticket alive for
-        :data:`QUEUE_TTL` seconds more; the ticket goes once the lease is taken. Without
-        a ticket the queue is not looked at."""
+        :data:`QUEUE_TTL` seconds more; the ticket goes once the lease is taken.
+        ``ticket=NOT_QUEUED`` (0): a first try, before queueing: only if no turn is
+        queued. Without a ticket the queue is not looked at."""
         raise NotImplementedError
 
     def enqueue(self, session_id: str) -> int:
@@ -316,8 +318,9 @@ def _key_json(key: KeyRecord | None) -> str | None:
 
 
 def _check_ticket(ticket: object) -> int:
-    if isinstance(ticket, bool) or not isinstance(ticket, int) or ticket < 1:
-        raise TypeError(f"ticket must be an int >= 1 (from enqueue), got {ticket!r:.60}")
+    if isinstance(ticket, bool) or not isinstance(ticket, int) or ticket < 0:
+        raise TypeError(f"ticket must be an int >= 0 (from enqueue, or NOT_QUEUED), got "
+                        f"{ticket!r:.60}")
     return ticket
 
 
