@@ -9,15 +9,22 @@ Routes:
   text) when it did not, then ``done`` (``{"turn", "refused", "guardrail", "cited"}``).
   Nothing reaches the client before the guardrail has judged the whole draft. The
   compaction that is due runs after the response has been sent (a Starlette background
-  task), still under the session's lease. Errors before the stream are JSON
-  ``{"error": "..."}``: 400 (a bad id or question), 413 (body over ``max_body``
-  bytes), 415 (not JSON), 503 (the session stayed busy, or the store failed: Redis
-  unreachable, a damaged file), 409 (the lease was lost);
+  task), still under the session's lease. With an ``Idempotency-Key`` header, a key
+  the session already committed replays that turn's events (``Idempotent-Replayed:
+  true``) and runs nothing (:meth:`~kit.serve.service.ChatService.replay`). Errors
+  before the stream are JSON ``{"error": "..."}``: 400 (a bad id, question or key), 408
+  (the body took longer than ``body_timeout``), 413 (body over ``max_body`` bytes),
+  415 (not JSON), 503 (the session or the store stayed busy ``wait`` seconds after the
+  request came, or the store failed: Redis unreachable, a damaged file), 409 (the
+  lease was lost; or the key was first sent with another text, or its first turn is
+  still running: ``Retry-After``);
 - ``GET /sessions/{id}/context``: the context panel's data
   (:meth:`~kit.serve.service.ChatService.context`): parts and sizes, the budget, the
   summary, the verbatim turns, the newest trace events;
 - ``GET /``: the chat page (static HTML, CSS and JavaScript in ``kit/serve/static``, no
-  build step), ``GET /health``: ``{"ok": true, "worker": ..., "store": ...}``.
+  build step), ``GET /health``: ``{"ok": true, "worker": ..., "store": ...}`` (and a
+  ``warning`` for a store that may lose data; 503 ``"ok": false`` if the store does not
+  answer).
 
 Safe by default: ``python -m kit serve`` binds 127.0.0.1; the body is read up to
 ``max_body`` bytes and no further; the page sets a Content-Security-Policy that allows
