@@ -490,3 +490,16 @@ def test_serve_passes_its_client_bounds_to_uvicorn(tmp_path, monkeypatch):
     assert seen["http"] == "kit.serve.limits:BoundedH11Protocol"
     assert os.environ["KIT_SERVE_HEADER_TIMEOUT"] == "3.0"
     assert os.environ["KIT_SERVE_BODY_TIMEOUT"] == "4.0"
+
+
+def test_the_fault_benchmark_refuses_one_worker(capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_faults.py"
+    spec = importlib.util.spec_from_file_location("serve_faults", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as done:
+        module.parse_args(["--workers", "1"])
+    assert done.value.code == 2 and "--workers must be >= 2" in capsys.readouterr().err
+    assert module.parse_args([]).kill_every == 2.0
