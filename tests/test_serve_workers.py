@@ -148,12 +148,15 @@ def test_a_worker_killed_during_compaction_leaves_its_turn_whole(spec):
             assert state["summary"] and state["turns"][0][0] > 1
 
 
-def test_a_worker_killed_after_its_commit_is_retried_with_the_key_and_replayed(spec):
+def test_a_worker_killed_after_its_commit_is_retried_with_the_key_and_replayed(redis_url,
+                                                                              tmp_path):
     """Worker 0 commits the turn and dies while its reply streams (one event out, the
     rest held back by --stream-delay): the client's connection breaks, it retries with
     the same Idempotency-Key on worker 1 and gets the first turn's whole reply; the
     store holds the turn once. The workers also close a connection whose headers do not
-    come within --header-timeout."""
+    come within --header-timeout. On Redis, the store of several machines (the keys'
+    SQLite and Redis code both run in tests/test_serve_faults.py)."""
+    spec = f"{redis_url}#{tmp_path.name}"
     import socket
     refused = "zzzz qqqq"                        # a refusal: two events, one delay between
     with start_workers(2, spec, "--stream-delay", "1", "--header-timeout", "0.5") as workers:
@@ -195,7 +198,7 @@ def test_two_workers_with_an_in_process_lock_lose_a_turn(spec, lock, kept):
     """The same two overlapping turns of one session, sent to two workers at once: with
     a lock in each process both run at once and the second commit overwrites the first
     (two replies, one turn kept); with the store's lease they run one after the other."""
-    with start_workers(2, spec, "--lock", lock, "--model-delay", "0.6") as workers:
+    with start_workers(2, spec, "--lock", lock, "--model-delay", "1") as workers:
         async def load():
             async with httpx.AsyncClient(timeout=60) as http:
                 await post(http, workers.urls[0], "alice", QUESTIONS[0])
