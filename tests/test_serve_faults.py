@@ -105,6 +105,15 @@ def test_each_thread_has_its_connection_and_an_ended_threads_goes(tmp_path):
         assert [t for t, _ in store._conns] == [threading.current_thread()]
 
 
+def test_the_services_busy_timeout_is_shorter_than_its_wait(tmp_path):
+    from kit.serve.app import ENV, build_service
+    for wait, timeout in (("2", 1.0), ("30", 5.0)):
+        service, _ = build_service({ENV + "STORE": f"sqlite:{tmp_path / 'c.db'}",
+                                    ENV + "WAIT": wait})
+        assert (service.wait, service.store.timeout) == (float(wait), timeout)
+        service.store.close()
+
+
 def test_a_worker_stopped_outside_its_commit_blocks_nobody(tmp_path):
     """Worker A is stopped inside its model call (holding alice's lease) and another
     connection inside a read: worker B still serves every other session at once."""
