@@ -84,7 +84,7 @@ def test_concurrent_clients_over_four_workers_keep_every_session_in_order(spec):
 
 
 def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires(spec):
-    with start_workers(2, spec, "--model-delay", "1", "--lease", "1") as workers:
+    with start_workers(2, spec, "--model-delay", "1.5", "--lease", "1") as workers:
         with open_store(spec) as store:
             async def first_turn():
                 async with httpx.AsyncClient(timeout=60) as http:
