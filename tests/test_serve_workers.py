@@ -118,7 +118,7 @@ def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires
 
 
 def test_a_worker_killed_during_compaction_leaves_its_turn_whole(spec):
-    options = ("--summary-delay", "1", "--budget", "60", "--keep-recent", "4", "--lease", "1")
+    options = ("--summary-delay", "2", "--budget", "60", "--keep-recent", "4", "--lease", "1")
     with start_workers(2, spec, *options) as workers:
         with open_store(spec) as store:
             async def turns():
