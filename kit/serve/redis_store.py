@@ -170,26 +170,33 @@ class RedisSessionStore(SessionStore):
     """The service's store in Redis, for several workers on one or more machines.
 
     ``url``: a ``redis://`` or ``unix://`` URL (see redis-py's ``Redis.from_url``);
-    ``prefix``: put before every key (tests give each run its own). Per session: the
-    messages (a hash by number), the memory's state, the turn records (a hash by turn),
-    the newest :data:`EVENTS_KEPT` trace events (a list), ``last`` (in a meta hash), the
-    lease (a key holding the token, expiring by Redis's clock: ``SET ... PX``) and the
-    fencing counter (``INCR``). Acquire, renew, release and commit are Lua scripts, so
-    each check-and-write is one atomic step on the server. Raises StoreError naming
+    ``prefix``: put before every key (tests give each run its own); ``timeout``: seconds
+    a call waits for the server (> 0, default 10; the service gives it less than its
+    ``wait``). Per session: the messages (a hash by number), the memory's state, the
+    turn records (a hash by turn), the newest :data:`EVENTS_KEPT` trace events (a list),
+    ``last`` (in a meta hash), the lease (a key holding ``RUN:TOKEN``, the server's run
+    id and the token, expiring by Redis's clock: ``SET ... PX``), the fencing counter
+    (``INCR``), the idempotency keys (a hash and a sorted set by time) and the queue of
+    waiting turns (a sorted set of tickets and their expiry). Acquire, renew, release,
+    claim, enqueue and commit are Lua scripts, so each check-and-write is one atomic
+    step on the server. Raises StoreError naming
     the URL and the session if Redis cannot be reached or answers with an error.
     """
 
     kind = "redis"
     keys_kept, key_ttl, queue_ttl = KEYS_KEPT, KEY_TTL, QUEUE_TTL
 
-    def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "kit") -> None:
+    def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "kit",
+                 timeout: float = 10.0) -> None:
         import redis                              # the [serve] extra; imported when used
         if not isinstance(url, str) or not url:
             raise ValueError(f"url must be a redis:// or unix:// URL, got {url!r:.60}")
         if not isinstance(prefix, str) or not prefix or "{" in prefix:
             raise ValueError(f"prefix must be a non-empty str without '{{', got {prefix!r}")
         self.url, self.prefix = redact(url), prefix   # what messages and repr show
-        self._redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=10)
+        timeout = check_span("timeout", timeout)
+        self._redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=timeout,
+                                           socket_connect_timeout=timeout)
         self._errors = (redis.RedisError,)
         self._acquire = self._redis.register_script(_ACQUIRE)
         self._renew = self._redis.register_script(_RENEW)
