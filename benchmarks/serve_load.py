@@ -42,13 +42,23 @@ and its reply latency and the turns/s show that the cost moved, not vanished. Th
 column "next turn after" is how long after a session's reply its next turn was sent
 (p50).
 
+Table 3, slow clients never hold the service (``--slow`` connections, default 200, none
+with ``--quick``): SQLite, the most workers of ``--workers``, the same load twice on
+the same workers (``--header-timeout`` and ``--body-timeout`` of ``--client-bound``
+seconds): alone, then beside ``--slow`` connections opened at once, half of them
+sending their headers one short line every 0.5 s and never finishing them (slowloris),
+half sending whole headers with a ``Content-Length`` of 1,000 bytes and 9 bytes of
+body. The verdict: the normal turns' reply p95 beside them within 1.25x of the p95
+alone (+ 10 ms), and every slow connection closed by the workers within the bound
+(+ 1 s for the close to arrive); the table gives how long they stayed open.
+
 Timing uses ``time.perf_counter``. The clients run on the same machine as the workers
 and take CPU from them (the header gives the CPU count); figures vary with the machine
 and its load, the order checks do not. Exit status 1 if an order check failed.
 
 Usage: python benchmarks/serve_load.py [--workers 1,2,4] [--stores sqlite,redis]
        [--sessions 32] [--turns 6] [--clients 8] [--model-delay 0.02] [--budget 40]
-       [--summary-delay 0.2] [--pause 0.6] [--quick]
+       [--summary-delay 0.2] [--pause 0.6] [--slow 200] [--client-bound 2] [--quick]
 """
 from __future__ import annotations
 
@@ -67,7 +77,7 @@ import numpy as np
 from kit.rag.goldset import load_eval_set
 from kit.serve.redis_server import RedisUnavailable, running_redis
 from kit.serve.service import SERVICE_BUDGET, ChatService, demo_chatbot, service_memory
-from kit.serve.stores import open_store
+from kit.serve.backends import open_store
 from kit.serve.workers import start_workers
 from kit.trace import Table
 
@@ -75,9 +85,9 @@ STORES = ("sqlite", "redis")
 NO_COMPACTION = 1_000_000          # tokens: a budget no session reaches
 TOLERANCE = (1.25, 0.010)          # p95 with compaction <= 1.25 x p95 without + 10 ms
 DEFAULTS = {"workers": "1,2,4", "sessions": 32, "turns": 6, "clients": 8,
-            "summary_delay": 0.2, "pause": 0.6}
+            "summary_delay": 0.2, "pause": 0.6, "slow": 200}
 QUICK = {"workers": "1,2", "sessions": 4, "turns": 3, "clients": 2,
-         "summary_delay": 0.05, "pause": 0.15}
+         "summary_delay": 0.05, "pause": 0.15, "slow": 0}
 WARM_UP = "How long do prepaid refunds take?"
 
 
@@ -262,6 +272,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pause", type=float,
                         help="seconds from a reply to the session's next turn in table 2's "
                              "paced runs (default 0.6; --quick: 0.15)")
+    parser.add_argument("--slow", type=int,
+                        help="slow connections beside the load in table 3 (200; --quick: 0, "
+                             "no table 3)")
+    parser.add_argument("--client-bound", type=float, default=2.0,
+                        help="the workers' --header-timeout and --body-timeout in table 3 (2 s)")
     parser.add_argument("--quick", action="store_true", help="a run of a few seconds (tests)")
     args = parser.parse_args(argv)
     for name, value in (QUICK if args.quick else DEFAULTS).items():
@@ -347,6 +362,77 @@ def compaction_table(args, sessions, prefix: str) -> tuple[Table, list[str], boo
     return table, verdicts, ok
 
 
+async def slow_connection(url: str, kind: str, bound: float) -> float | None:
+    """Open a connection to ``url`` and send a request too slowly: ``"headers"`` (a
+    request line, then one more header line every 0.5 s, never the blank line that ends
+    them) or ``"body"`` (whole headers announcing 1,000 bytes of body, then 9 bytes).
+    Return the seconds until the server closed it, None if it was still open
+    ``3 * bound + 5`` seconds on."""
+    host, port = url.rsplit("//", 1)[1].rsplit(":", 1)
+    start = time.perf_counter()
+    reader, writer = await asyncio.open_connection(host, int(port))
+    head = f"POST /sessions/slow/messages HTTP/1.1\r\nHost: {host}\r\n"
+    if kind == "body":
+        head += "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"text\": "
+    writer.write(head.encode())
+    try:
+        while time.perf_counter() - start < 3 * bound + 5:
+            try:
+                if await asyncio.wait_for(reader.read(4096), 0.5) == b"":
+                    return time.perf_counter() - start
+            except asyncio.TimeoutError:
+                if kind == "headers":
+                    writer.write(b"X-Slow: 1\r\n")
+                    await writer.drain()
+        return None
+    except ConnectionError:
+        return time.perf_counter() - start
+    finally:
+        writer.close()
+
+
+def slow_table(args, sessions, prefix: str) -> tuple[Table, str, bool]:
+    """Table 3, its verdict and whether the order checks passed."""
+    import httpx
+    n, bound = max(args.workers), args.client_bound
+    options = ["--model-delay", str(args.model_delay), "--header-timeout", str(bound),
+               "--body-timeout", str(bound)]
+    rows, p95, ok, closes = [], {}, True, []
+    with start_workers(n, f"{prefix}slow", *options) as workers:
+        async def load(name: str, slow: int) -> Run:
+            async with httpx.AsyncClient(timeout=60) as http:
+                for i, url in enumerate(workers.urls):
+                    await post_turn(http, url, f"warmup{name}{i}", WARM_UP)
+            named = {f"{name}{s}": q for s, q in sessions.items()}
+            slowpokes = [asyncio.create_task(slow_connection(
+                workers.urls[i % n], ("headers", "body")[i % 2], bound)) for i in range(slow)]
+            run = await http_load(workers.urls, named, args.clients)
+            closes.extend(await asyncio.gather(*slowpokes))
+            run.turns_seen = {s[len(name):]: t for s, t in run.turns_seen.items()}
+            return run
+        for name, slow in (("alone", 0), ("beside", args.slow)):
+            run = asyncio.run(load(name, slow))
+            p95[name] = run.p(95)
+            ok &= not run.failed
+            shut = [c for c in closes if c is not None]
+            rows.append([str(n), str(slow), f"{run.throughput:.1f}", ms(run.p(50)),
+                         ms(p95[name]), f"{p95[name] / p95['alone']:.2f}",
+                         str(len(run.failed)),
+                         f"{len(shut)}/{slow}" if slow else "-",
+                         f"{max(shut):.1f}" if shut else "-"])
+    closed_in_time = all(c is not None and c <= bound + 1 for c in closes)
+    within = p95["beside"] <= TOLERANCE[0] * p95["alone"] + TOLERANCE[1]
+    verdict = (f"{args.slow} slow connections: normal reply p95 {ms(p95['beside'])} ms beside "
+               f"them, {ms(p95['alone'])} ms alone: {'within' if within else 'NOT within'} "
+               f"{TOLERANCE[0]:g}x + {TOLERANCE[1] * 1e3:g} ms; every slow connection closed "
+               f"within {bound:g} s + 1 s: {'yes' if closed_in_time else 'NO'}")
+    table = Table(["workers", "slow connections", "turns/s", "reply p50 (ms)",
+                   "reply p95 (ms)", "p95 / alone", "failed", "slow ones closed",
+                   "longest open (s)"], rows,
+                  f"Slow clients (SQLite, header and body bound {bound:g} s)")
+    return table, verdict, ok
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sessions = plan(args.sessions, args.turns)
@@ -369,6 +455,12 @@ def main(argv: list[str] | None = None) -> int:
             print(table)
             print("\n".join(verdicts))
             ok &= compaction_ok
+        if "sqlite" in args.stores and args.slow:
+            table, verdict, slow_ok = slow_table(args, sessions, prefixes["sqlite"])
+            print()
+            print(table)
+            print(verdict)
+            ok &= slow_ok
     print(f"order check: {'passed' if ok else 'FAILED'}: every session's turn log complete "
           f"and in order (based_on == turn - 1), no failed request")
     return 0 if ok else 1

@@ -186,7 +186,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         raise ValueError("the service needs the serve extra: pip install -e '.[serve]'") from None
     from kit.serve.app import ENV, build_service
-    from kit.serve.stores import redact
+    from kit.serve.redis_store import redact
     if args.workers > 1 and args.store.strip() == "sqlite::memory:":
         raise ValueError("sqlite::memory: is one store per process: with --workers "
                          f"{args.workers} each worker would have its own; give a file")
@@ -198,13 +198,18 @@ def _serve(args: argparse.Namespace) -> int:
                 "WAIT": args.wait, "MODEL_DELAY": args.model_delay,
                 "SUMMARY_DELAY": args.summary_delay, "BUDGET": args.budget,
                 "KEEP_RECENT": args.keep_recent, "MAX_BODY": args.max_body,
-                "STREAM_DELAY": args.stream_delay}
+                "STREAM_DELAY": args.stream_delay, "BODY_TIMEOUT": args.body_timeout,
+                "HEADER_TIMEOUT": args.header_timeout,
+                "ACCEPT_DATA_LOSS": "1" if args.accept_data_loss else None}
     env = {ENV + key: str(value) for key, value in settings.items() if value is not None}
     try:                                       # every setting checked here, once
-        service, _ = build_service(env)
+        service, options = build_service(env)
     except TypeError as exc:
         raise ValueError(str(exc)) from None
     service.store.close()
+    if options["warning"]:
+        print(f"python -m kit serve: WARNING: {options['warning']} (/health says so too)",
+              file=sys.stderr)
     os.environ.update(env)                     # what the worker processes read
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"python -m kit serve: listening on {args.host}: reachable from other "
@@ -213,8 +218,10 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"python -m kit serve: http://{shown}:{args.port}/ ({args.workers} worker"
           f"{'s' * (args.workers > 1)}, store {redact(args.store)}, lock {args.lock}); "
           f"Ctrl-C stops it", file=sys.stderr, flush=True)
+    from kit.serve.limits import PROTOCOL
     uvicorn.run("kit.serve.app:app_from_env", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level=args.log_level, access_log=False)
+                workers=args.workers, log_level=args.log_level, access_log=False,
+                http=PROTOCOL, limit_concurrency=args.limit_concurrency)
     return 0
 
 
@@ -272,6 +279,16 @@ def main(argv: list[str] | None = None) -> int:
                        help="bytes of a request body accepted (16384)")
     serve.add_argument("--stream-delay", type=delay, default=0.0,
                        help="seconds between two streamed reply events (0)")
+    serve.add_argument("--header-timeout", type=seconds, default=10.0,
+                       help="seconds a request's line and headers may take to arrive; a "
+                            "slower connection is closed (10)")
+    serve.add_argument("--body-timeout", type=seconds, default=10.0,
+                       help="seconds a request's body may take to arrive; then 408 (10)")
+    serve.add_argument("--limit-concurrency", type=_number(int, 1), default=512,
+                       help="connections a worker holds at once; beyond, 503 (512)")
+    serve.add_argument("--accept-data-loss", action="store_true",
+                       help="serve from a Redis that keeps nothing on disk (a restart "
+                            "loses every session); refused without this flag")
     serve.add_argument("--log-level", default="warning", help="uvicorn's log level",
                        choices=["critical", "error", "warning", "info", "debug", "trace"])
     serve.set_defaults(run=_serve)

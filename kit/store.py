@@ -42,9 +42,10 @@ What a store promises:
   that leave the structure whole are not detected.)
 - **Every file carries its schema version** (``store_meta.schema_version``, now 5:
   version 2 added the ``speaker`` and ``when_text`` columns, version 3 the ``leases``,
-  ``turns`` and ``events`` tables the chat service keeps, see :mod:`kit.serve.stores`,
-  version 4 the service's ``idempotency`` keys, version 5 the fact memory's ``facts``,
-  see :mod:`kit.longterm.facts`).
+  ``turns`` and ``events`` tables the chat service keeps, version 4 its ``idempotency``
+  table (a retried turn's key and first outcome) and ``waiters`` (turns waiting for a
+  session, in arrival order), see :mod:`kit.serve.stores`; version 5 the fact memory's
+  ``facts``, see :mod:`kit.longterm.facts`).
   An older file is migrated when it is opened, one version at a time (version 1: the
   two columns are added, empty for the old rows; versions 2, 3 and 4: the new tables
   are made, empty), each step in one transaction that first takes the write lock and reads
@@ -95,11 +96,16 @@ _SERVICE_TABLES = (
     " session_id TEXT NOT NULL, event TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS events_by_session ON events (session_id, seq)",
 )
-# Version 4: the service's idempotency keys (a request retried with the same key is
-# answered once).
+# Version 4: the service's idempotency keys, one row per (session, key): the text's
+# digest, the token of the turn that claimed it, and once committed the turn and its
+# outcome (JSON); outcome NULL while that turn runs. And the turns waiting for a
+# session's lease, by ticket (arrival order), each alive until expires_at.
 _IDEMPOTENCY_TABLES = (
     "CREATE TABLE IF NOT EXISTS idempotency (session_id TEXT NOT NULL, key TEXT NOT NULL,"
-    " PRIMARY KEY (session_id, key))",
+    " digest TEXT NOT NULL, token INTEGER, turn INTEGER, outcome TEXT,"
+    " created_at REAL NOT NULL, PRIMARY KEY (session_id, key))",
+    "CREATE TABLE IF NOT EXISTS waiters (session_id TEXT NOT NULL, ticket INTEGER NOT NULL,"
+    " expires_at REAL NOT NULL, PRIMARY KEY (session_id, ticket))",
 )
 # Version 5: the fact memory's facts (kit.longterm.facts): one row per fact ever
 # written, never deleted; an update or retraction closes the old row's interval.
@@ -119,7 +125,7 @@ _MIGRATIONS = {   # from version -> the statements that take a file to the next 
     "4": _FACT_TABLES,
 }
 _TABLES = {"messages", "session_state", "leases", "turns", "events", "idempotency",
-           "facts"}                                                    # of version 5
+           "waiters", "facts"}                                        # of version 5
 _COLUMNS = "role, content, tokens, number, speaker, when_text"   # Message's field order
 _MESSAGE_COLUMNS = {"session_id", "number", "role", "content", "tokens", "created_at",
                     "speaker", "when_text"}                          # since version 2
@@ -541,7 +547,8 @@ class TranscriptStore:
         return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> int:
-        """Forget a session's messages, state, turns, events and facts (one transaction); return
+        """Forget a session's messages, state, turns, events, idempotency keys and facts
+        (one transaction); return
         how many messages went. Its lease row stays, so a fencing token is never handed
         out twice."""
         check_session(session_id)
@@ -549,7 +556,8 @@ class TranscriptStore:
             with db:
                 gone = db.execute("DELETE FROM messages WHERE session_id = ?",
                                   (session_id,)).rowcount
-                for table in ("session_state", "turns", "events", "facts"):
+                for table in ("session_state", "turns", "events", "idempotency", "waiters",
+                              "facts"):
                     db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             return gone
 

@@ -236,3 +236,42 @@ def test_moved_problems_compares_the_numbers_and_texts_that_moved():
         "moved after turn 3: '1', /context [1, 2]"]
     assert bch.moved_problems({"moved": [shown]}, ctx, 4) == [
         "/context has no compaction after turn 4"]
+
+
+def function_source(name: str) -> str:
+    script = (STATIC / "chat.js").read_text(encoding="utf-8")
+    start = script.index(f"  async function {name}(")
+    return script[start:script.index("\n  }\n", start) + 4]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_page_retries_a_dropped_message_with_its_idempotency_key():
+    """send() of chat.js with the page around it stubbed: the first fetch drops, the
+    second is cut off before `done`, the third streams it; all three carry one key, and
+    the next message another."""
+    stubs = """
+    const calls = [], bubble = {className: "", dataset: {}, classList: {add() {}, remove() {}},
+      querySelector: () => ({textContent: ""})};
+    let busy = false, session = "s-1", TRIES = 4, RETRY_PAUSE = 0, SECOND_LOOK = 0, round = 0;
+    const sendButton = {}, sessionInput = {}, input = {focus() {}};
+    const addBubble = () => bubble, pause = async () => {}, refreshContext = () => {};
+    const showError = (b, m) => calls.push(["error", m]), errorText = async () => "";
+    const newKey = () => "key-" + (++round);
+    const setTimeout = () => {};
+    let fetches = 0;
+    async function fetch(url, options) {
+      calls.push(["fetch", options.headers["Idempotency-Key"], options.body]);
+      fetches += 1;
+      if (fetches === 1) throw new TypeError("network error");
+      return {ok: true, status: 200, headers: {get: (h) => h === "Content-Type" ? "text/event-stream" : null}};
+    }
+    async function readReply() { return fetches === 2 ? null : {turn: fetches}; }
+    """
+    program = (stubs + function_source("send") +
+               "\n(async () => { await send('hi'); await send('again');"
+               " process.stdout.write(JSON.stringify(calls)); })();\n")
+    done = subprocess.run(["node", "-e", program], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    calls = json.loads(done.stdout)
+    assert calls == [["fetch", "key-1", '{"text":"hi"}']] * 3 + \
+        [["fetch", "key-2", '{"text":"again"}']]

@@ -209,7 +209,7 @@ def test_turns_waiting_for_a_session_hold_no_thread(tmp_path):
 
 def test_lost_lease_and_failed_store_show_no_internals(service, monkeypatch):
     from kit.serve.stores import LeaseLost
-    def lost(*args):
+    def lost(*args, **kwargs):
         raise LeaseLost("session 'alice' in '/secret/path/chat.db': lease 1 is no longer held")
     monkeypatch.setattr(service, "begin", lost)
     response = call(create_app(service), "POST", "/sessions/alice/messages", json={"text": "hi"})

@@ -15,7 +15,7 @@ import pytest
 httpx = pytest.importorskip("httpx", reason="the serve extra is not installed: pip install -e '.[dev]'")
 pytest.importorskip("uvicorn", reason="the serve extra is not installed")
 
-from kit.serve.stores import open_store
+from kit.serve.backends import open_store
 from kit.serve.workers import start_workers
 
 QUESTIONS = ["How long do refunds take?", "and for COD?", "Can I change my delivery address?",
@@ -146,6 +146,51 @@ def test_a_worker_killed_during_compaction_leaves_its_turn_whole(spec):
             wait_until(lambda: store.holder("alice") is None, 10, "the lease given back")
             state = store.load("alice").state
             assert state["summary"] and state["turns"][0][0] > 1
+
+
+def test_a_worker_killed_after_its_commit_is_retried_with_the_key_and_replayed(redis_url,
+                                                                              tmp_path):
+    """Worker 0 commits the turn and dies while its reply streams (one event out, the
+    rest held back by --stream-delay): the client's connection breaks, it retries with
+    the same Idempotency-Key on worker 1 and gets the first turn's whole reply; the
+    store holds the turn once. The workers also close a connection whose headers do not
+    come within --header-timeout. On Redis, the store of several machines (the keys'
+    SQLite and Redis code both run in tests/test_serve_faults.py)."""
+    spec = f"{redis_url}#{tmp_path.name}"
+    import socket
+    refused = "zzzz qqqq"                        # a refusal: two events, one delay between
+    with start_workers(2, spec, "--stream-delay", "1", "--header-timeout", "0.5") as workers:
+        async def first_attempt():
+            async with httpx.AsyncClient(timeout=30) as http:
+                async with http.stream("POST", f"{workers.urls[0]}/sessions/alice/messages",
+                                       json={"text": refused},
+                                       headers={"Idempotency-Key": "m-1"}) as response:
+                    chunks = response.aiter_text()
+                    first = await chunks.__anext__()      # committed, the reply under way
+                    workers.kill(0)
+                    with pytest.raises(httpx.HTTPError):
+                        async for _ in chunks:
+                            pass
+                    return first
+
+        async def retry():
+            async with httpx.AsyncClient(timeout=30) as http:
+                response = await http.post(f"{workers.urls[1]}/sessions/alice/messages",
+                                           json={"text": refused},
+                                           headers={"Idempotency-Key": "m-1"})
+                return response
+        first = asyncio.run(first_attempt())
+        assert first.startswith("event: refusal")
+        again = asyncio.run(retry())
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        assert again.text.startswith(first) and done_event(again.text)["turn"] == 1
+        with socket.create_connection(("127.0.0.1", int(workers.urls[1].rsplit(":", 1)[1])),
+                                      timeout=20) as slow:
+            slow.sendall(b"POST /sessions/bob/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            assert slow.recv(100) == b""          # closed by the worker, headers unfinished
+    with open_store(spec) as store:
+        assert questions_of(store, "alice") == [refused]
+        assert [r.turn for r in store.turn_log("alice")] == [1]
 
 
 @pytest.mark.parametrize("lock, kept", [("local", 2), ("lease", 3)])

@@ -488,7 +488,7 @@ def test_a_version_1_file_is_migrated_and_keeps_its_turns(tmp_path):
         tables = {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
     raw.close()
     assert SCHEMA_VERSION == 5                     # 1 -> 2 -> 3 -> 4 -> 5, one step at a time
-    assert {"leases", "turns", "events", "idempotency", "facts"} <= tables
+    assert {"leases", "turns", "events", "idempotency", "waiters", "facts"} <= tables
 
 
 def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
@@ -506,6 +506,7 @@ def test_a_version_2_file_gets_the_service_tables_and_keeps_its_turns(tmp_path):
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT value FROM store_meta").fetchall() == [("5",)]
         assert raw.execute("SELECT COUNT(*) FROM leases").fetchone() == (0,)
+        assert raw.execute("SELECT COUNT(*) FROM idempotency").fetchone() == (0,)
         assert raw.execute("SELECT COUNT(*) FROM facts").fetchone() == (0,)
     raw.close()
 
@@ -522,6 +523,7 @@ def _version_3_file(path):
             raw.execute(statement)
         raw.execute("INSERT INTO store_meta VALUES ('schema_version', '3')")
         raw.execute("INSERT INTO messages VALUES ('s', 1, 'user', 'text 1', 3, 1000.0, '', '')")
+        raw.execute("INSERT INTO leases VALUES ('s', 7, 0)")
     raw.close()
 
 
@@ -532,28 +534,32 @@ def test_a_version_3_file_gets_the_idempotency_and_fact_tables_and_keeps_its_tur
         assert store.turns("s") == [msg(1)]
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT value FROM store_meta").fetchall() == [("5",)]
+        assert raw.execute("SELECT token FROM leases").fetchall() == [(7,)]
         columns = [row[1] for row in raw.execute("PRAGMA table_info(facts)")]
-        keys = [row[1] for row in raw.execute("PRAGMA table_info(idempotency)")]
+        keys = [row[1] for row in raw.execute("PRAGMA table_info(idempotency)") if row[5]]
+        waiters = [row[1] for row in raw.execute("PRAGMA table_info(waiters)")]
     raw.close()
     assert columns[:5] == ["session_id", "id", "subject", "attribute", "value"]
     assert {"valid_from", "valid_to", "source", "closed_by", "status"} <= set(columns)
-    assert keys == ["session_id", "key"]
+    assert keys == ["session_id", "key"] and waiters[:2] == ["session_id", "ticket"]
 
 
 def test_a_version_4_file_gets_only_the_fact_table(tmp_path):
     path = tmp_path / "v4.db"
     _version_3_file(path)
+    from kit.store import _IDEMPOTENCY_TABLES
     with sqlite3.connect(path) as raw:
-        raw.execute("CREATE TABLE idempotency (session_id TEXT NOT NULL, key TEXT NOT NULL,"
-                    " PRIMARY KEY (session_id, key))")
-        raw.execute("INSERT INTO idempotency VALUES ('s', 'k1')")
+        for statement in _IDEMPOTENCY_TABLES:
+            raw.execute(statement)
+        raw.execute("INSERT INTO idempotency VALUES ('s', 'k1', 'd', 2, 1, '{}', 1000.0)")
         raw.execute("UPDATE store_meta SET value = '4'")
     raw.close()
     with TranscriptStore(path):
         pass
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT value FROM store_meta").fetchall() == [("5",)]
-        assert raw.execute("SELECT * FROM idempotency").fetchall() == [("s", "k1")]
+        assert raw.execute("SELECT session_id, key, turn FROM idempotency").fetchall() == [
+            ("s", "k1", 1)]
         assert raw.execute("SELECT COUNT(*) FROM facts").fetchone() == (0,)
     raw.close()
 

@@ -31,7 +31,7 @@ leases, over a plain dict:
 - ``commit(key, token, value) -> bool``: ``data[key] = value`` if ``token`` is the key's
   current, unexpired lease; else False and nothing written.
 
-The reference is the kit's own store: :class:`kit.serve.stores.SQLiteSessionStore` on
+The reference is the kit's own store: :class:`kit.serve.sqlite_store.SQLiteSessionStore` on
 an in-memory file with the checker's clock, seen through the same four verbs
 (:class:`KitLeaseStore`). The checker replays named scenarios (a worker that dies
 holding a lease, one that pauses past its ttl, a stale release, a commit after the
@@ -49,7 +49,8 @@ from collections.abc import Callable
 from kit.checks import CheckFailed, call_learner, expect, passed, safe_text
 from kit.checks.hints import judge
 from kit.checks.protocol import CheckerClock
-from kit.serve.stores import Lease, LeaseLost, SQLiteSessionStore
+from kit.serve.sqlite_store import SQLiteSessionStore
+from kit.serve.stores import Lease, LeaseLost
 
 __all__ = ["check_may_commit", "check_lease_store", "may_commit", "KitLeaseStore",
            "SCENARIOS", "RULE", "STORE"]
@@ -132,7 +133,7 @@ def check_may_commit(fn: Callable) -> None:
 
 # -- exercise 2: the reference -----------------------------------------------------------
 class KitLeaseStore:
-    """The exercise's four verbs over the kit's :class:`~kit.serve.stores.SQLiteSessionStore`
+    """The exercise's four verbs over the kit's :class:`~kit.serve.sqlite_store.SQLiteSessionStore`
     (an in-memory file, the caller's ``clock``): the checker's reference. A commit writes
     ``{"value": value}`` as the session's state, fenced, then ``data[key] = value``."""
 

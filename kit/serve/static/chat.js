@@ -5,7 +5,11 @@
  * (`reply` {"text": a few words} ..., or one `refusal` {"text"}, then `done` {"turn",
  * "refused", "guardrail", "cited"}), read here with fetch + response.body.getReader()
  * and parsed by hand, so the reply grows in its bubble as the words arrive. An error
- * comes back as JSON {"error"} and is shown in the chat.
+ * comes back as JSON {"error"} and is shown in the chat. Each message carries its own
+ * Idempotency-Key (a random UUID): when the connection drops or the stream is cut off
+ * before `done`, the page sends the message again with the same key, and the server
+ * answers with the saved reply instead of running the turn twice (a 409 "still
+ * running" is waited out for its Retry-After seconds).
  * Right, the context panel: GET /sessions/{id}/context (parts, budget, summary, the
  * verbatim messages, the newest trace events), on load and after each turn, and once
  * more a second later, since the compaction runs after the reply has been sent.
@@ -21,6 +25,8 @@
   const MOVED_SHOWN = 5;         // compaction events shown, newest first
   const SECOND_LOOK = 1000;      // ms after `done`: the compaction has usually committed
   const PALETTE = 6;             // colour classes p0..p5 for parts without their own colour
+  const TRIES = 4;               // attempts of one message (same key) before giving up
+  const RETRY_PAUSE = 500;       // ms before a retry, times the attempt's number
 
   const $ = (id) => document.getElementById(id);
   const messages = $("messages"), composer = $("composer"), input = $("text");
@@ -45,6 +51,15 @@
     const bytes = crypto.getRandomValues(new Uint8Array(6));
     return "s-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
+
+  /** A new idempotency key for one message: a random UUID (hex digits and "-"). */
+  function newKey() {
+    if (crypto.randomUUID) return crypto.randomUUID();
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // ---- server-sent events ------------------------------------------------------
 
@@ -127,32 +142,56 @@
     messages.scrollTop = messages.scrollHeight;
   }
 
-  /** Send `text` as the next turn and stream its reply into a new bubble. */
+  /** Send `text` as the next turn and stream its reply into a new bubble; a dropped
+   * connection or a cut-off stream is retried with the same Idempotency-Key. */
   async function send(text) {
     busy = true;
     sendButton.disabled = sessionInput.disabled = true;
     const asked = addBubble("user", text);
     const reply = addBubble("pending", "");
     reply.classList.add("streaming");
+    const key = newKey();
+    let problem = "";
     try {
-      const response = await fetch(`/sessions/${encodeURIComponent(session)}/messages`, {
-        method: "POST", headers: {"Content-Type": "application/json"},
-        body: JSON.stringify({text}), cache: "no-store"});
-      const type = response.headers.get("Content-Type") || "";
-      if (!response.ok || !type.startsWith("text/event-stream")) {
-        showError(reply, await errorText(response));
-        return;
+      for (let attempt = 1; attempt <= TRIES; attempt++) {
+        if (attempt > 1) {
+          await pause(RETRY_PAUSE * (attempt - 1));
+          reply.className = "bubble pending streaming";   // start the bubble again
+          reply.querySelector(".who").textContent = "assistant";
+          reply.querySelector(".text").textContent = "";
+        }
+        let response;
+        try {
+          response = await fetch(`/sessions/${encodeURIComponent(session)}/messages`, {
+            method: "POST", cache: "no-store", body: JSON.stringify({text}),
+            headers: {"Content-Type": "application/json", "Idempotency-Key": key}});
+        } catch (err) {
+          problem = `the request failed: ${err.message}`;
+          continue;                         // the connection dropped: the same key again
+        }
+        const type = response.headers.get("Content-Type") || "";
+        if (response.status === 409 && response.headers.get("Retry-After")) {
+          problem = await errorText(response);   // the first attempt is still running
+          await pause(1000 * Number(response.headers.get("Retry-After")));
+          continue;
+        }
+        if (!response.ok || !type.startsWith("text/event-stream")) {
+          showError(reply, await errorText(response));
+          return;
+        }
+        let done = null;
+        try {
+          done = await readReply(response, reply);
+        } catch (err) { /* the stream broke: retried below */ }
+        if (done) {
+          asked.dataset.turn = reply.dataset.turn = String(done.turn);
+          refreshContext();
+          setTimeout(refreshContext, SECOND_LOOK);
+          return;
+        }
+        problem = "the reply was cut off before it finished";
       }
-      const done = await readReply(response, reply);
-      if (done) {
-        asked.dataset.turn = reply.dataset.turn = String(done.turn);
-        refreshContext();
-        setTimeout(refreshContext, SECOND_LOOK);
-      } else {
-        showError(reply, "the reply was cut off before it finished");
-      }
-    } catch (err) {
-      showError(reply, `the request failed: ${err.message}`);
+      showError(reply, `${problem} (tried ${TRIES} times)`);
     } finally {
       reply.classList.remove("streaming");
       busy = false;
