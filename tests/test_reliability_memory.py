@@ -284,12 +284,16 @@ def test_a_cap_given_as_a_number_is_kept_and_auto_falls_back_where_the_turns_fil
         memory.turn_tokens += words
 
     add("user", 10, 1), add("assistant", 10, 2), add("user", 10, 3)
-    assert memory.current_cap() == 60 - 30 - 10          # a2 u3 kept, a2 with its question u1
-    add("assistant", 10, 4), add("user", 10, 5)          # a4 u5 kept, a4 with u3
-    assert memory.current_cap() == 60 - 30 - 10          # and room for one more message
-    add("assistant", 25, 6)                              # u5 a6 kept: 35 words, no room to
-    assert memory.current_cap() == 60 - 35               # reserve 25 more: the reserve is dropped
-    add("user", 10, 7), add("assistant", 50, 8)          # u7 a8 kept: 60 words, no room at all
+    assert memory.current_cap() == 60 - 30               # a2 u3 kept, a2 with its question u1;
+    add("assistant", 10, 4), add("user", 10, 5)          # a next reply would free u1 a2: no reserve
+    assert memory.current_cap() == 60 - 30               # a4 u5 kept, a4 with u3
+    add("assistant", 10, 6)                              # u5 a6 kept; a next question u7 keeps
+    assert memory.current_cap() == 60 - 20 - 10          # them all: room for one more question
+    add("user", 10, 7), add("assistant", 25, 8)          # u7 a8 kept: 35 words, and room for a
+    assert memory.current_cap() == 60 - 35 - 10          # question as large as u7
+    add("user", 20, 9), add("assistant", 30, 10)         # u9 a10 kept: 50 words, no room to
+    assert memory.current_cap() == 60 - 50               # reserve 20 more: the reserve is dropped
+    add("user", 10, 11), add("assistant", 50, 12)        # u11 a12 kept: 60 words, no room at all
     assert memory.current_cap() == 45                    # three quarters: keep_recent wins
 
 

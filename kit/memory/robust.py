@@ -174,22 +174,22 @@ class RobustSummaryMemory(SummaryMemory):
     # -- compute: the model call(s), nothing changes ---------------------------------
     def current_cap(self) -> int | None:
         """The summary cap (in ``unit``) of a compaction now: ``summary_cap`` as given,
-        or with ``"auto"`` the room the budget leaves
-        after the system prompt, the turns the split keeps (the ``keep_recent`` newest,
-        with the question of a reply among them: :func:`split_for_compaction`) and one
-        more message as large as the largest of them: until the next message arrives
-        nothing more may be foldable, so the reserve keeps that add within budget too.
-        Turns a ``target`` lets stay beyond those are left out: the next fold may take
-        them. Where the reserve leaves no room it is dropped; where the kept turns alone
-        leave none (``keep_recent`` does not fit), no cap brings the memory within
-        budget, and it is three quarters of what the system prompt leaves, so the
+        or with ``"auto"`` the room the budget leaves after the system prompt and the
+        turns the split keeps (the ``keep_recent`` newest, with the question of a reply
+        among them: :func:`split_for_compaction`). Where the next message (the other
+        role's) would leave all of those turns kept, nothing could be folded at that add,
+        so the cap also leaves room for one more message as large as the largest kept
+        one of that role (of any role where none is kept). Turns a ``target`` lets stay beyond the kept ones are left out: the next fold
+        may take them. Where the reserve leaves no room it is dropped; where the kept
+        turns alone leave none (``keep_recent`` does not fit), no cap brings the memory
+        within budget, and it is three quarters of what the system prompt leaves, so the
         summary keeps its facts."""
         if self.summary_cap != "auto":
             return self.summary_cap
         room = self.budget - self.fixed_tokens
         kept = split_for_compaction(self.turns, self.keep_recent)[1]
         left = room - sum(m.tokens for m in kept)
-        reserve = max((m.tokens for m in kept), default=0)
+        reserve = _next_size(kept) if _next_keeps_all(kept, self.keep_recent) else 0
         if left - reserve >= 1:
             return left - reserve
         return left if left >= 1 else room * 3 // 4 or None
@@ -349,6 +349,33 @@ class RobustSummaryMemory(SummaryMemory):
             notes.append(str(self.backoff))
         return {**fields, "note": "; ".join(notes)}
 
+
+
+def _next_role(kept: Sequence[Message]) -> str:
+    return "user" if kept[-1].role == "assistant" else "assistant"
+
+
+def _next_size(kept: Sequence[Message]) -> int:
+    """The size to reserve for the next message: the largest kept message of the next
+    message's role, or the largest kept message where none has that role."""
+    role = _next_role(kept)
+    return max((m.tokens for m in kept if m.role == role),
+               default=max(m.tokens for m in kept))
+
+
+def _next_keeps_all(kept: Sequence[Message], keep_recent: int) -> bool:
+    """Whether one more message, of the role after the newest kept one, would leave every
+    kept turn in the split's kept part (so that add could fold nothing)."""
+    if not kept:
+        return False
+    return not split_for_compaction([*kept, _Role(_next_role(kept))], keep_recent)[0]
+
+
+class _Role:
+    """A stand-in for the next message: :func:`split_for_compaction` reads only roles."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
 
 
 def _check_options(budget: int, keep_recent: int, fallback: object, structured: object,
