@@ -68,8 +68,11 @@ lab: install
 reset: install
 	$(BIN)/python tools/lessons.py reset $(LESSON)
 
+# Compiled modules are cached (__pycache__/, ignored by git) even where the environment says
+# not to: every kernel and command-line test imports the kit afresh, and the cache saves
+# their compiling it again.
 test: install
-	$(BIN)/python -m pytest $(ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest $(ARGS)
 
 # Needs Chromium (Debian: apt-get install chromium); adds the [browser] extra (playwright).
 $(VENV)/.browser: $(VENV)/.installed

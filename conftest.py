@@ -39,3 +39,12 @@ def pytest_xdist_make_scheduler(config, log):
             return _group(nodeid)
 
     return Grouped(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker more than the cores. Many tests wait on what they started
+    (worker processes, kernels, servers, a lease running out) with a core idle; a third
+    worker on two cores takes the suite from about 2 min 45 s to about 2 min 10 s."""
+    import os
+    return (os.cpu_count() or 1) + 1

@@ -84,7 +84,9 @@ def test_concurrent_clients_over_four_workers_keep_every_session_in_order(spec):
 
 
 def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires(spec):
-    with start_workers(2, spec, "--model-delay", "1.5", "--lease", "1") as workers:
+    # a 4 s lease, renewed every 1.3 s: the dead worker's lease is still there when it is
+    # read just after the kill (with a 1 s lease a slow read found it expired already)
+    with start_workers(2, spec, "--model-delay", "1.5", "--lease", "4") as workers:
         with open_store(spec) as store:
             async def first_turn():
                 async with httpx.AsyncClient(timeout=60) as http:
@@ -96,6 +98,10 @@ def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires
                     with pytest.raises(httpx.HTTPError):
                         await http.post(f"{workers.urls[0]}/sessions/alice/messages",
                                         json={"text": QUESTIONS[1]})
+
+            # the first turn's worker gives the lease back after its compaction: wait for
+            # that, so the lease seen next is worker 0's (not the first turn's, still held)
+            wait_until(lambda: store.holder("alice") is None, 10, "the first turn's release")
 
             async def kill_mid_turn():
                 task = asyncio.create_task(doomed())
