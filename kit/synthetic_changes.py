@@ -14,8 +14,10 @@ change (:data:`STORIES`):
 - her favourite drink is **reversed** (she goes off the old one, then names a new one).
 
 Every statement is written from phrasing templates fixed in advance (:data:`TEMPLATES`),
-in two disjoint halves: ``split="development"`` uses only the first half (the one the
-kit's extractor was written against), ``split="held-out"`` only the second. Questions
+in three disjoint parts: ``split="development"`` uses only the first (the one the kit's
+extractor was written against), ``split="held-out"`` only the second (written by the
+extractor's author, knowing its cue words), ``split="blind"`` only the third (written later
+by someone who never read the extractor). Questions
 (:class:`ChangeQuestion`), five kinds (:data:`KINDS`):
 
 - ``current``: the value now ("Where does Maya live now?"); both allergies for the
@@ -45,7 +47,7 @@ __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "cha
            "KINDS", "SPLITS", "STORIES", "TEMPLATES", "VALUES"]
 
 KINDS = ("current", "unchanged", "as_of", "history", "abstention")
-SPLITS = ("development", "held-out")
+SPLITS = ("development", "held-out", "blind")
 STORIES = ("move", "new job", "new allergy", "cancelled order", "preference reversed")
 _START = datetime.date(2023, 1, 9)
 
@@ -62,7 +64,8 @@ VALUES = {
     "car": ["Volvo", "Citroen", "Skoda", "Subaru"],
 }
 
-# event -> (development templates, held-out templates); {v}: the value, {old}: the one before
+# event -> (development templates, held-out templates, blind templates); {v}: the value,
+# {old}: the one before
 TEMPLATES = {
     "city": (["I just moved to {v}!", "I live in {v} these days.",
               "We found a flat in {v} and moved in last weekend."],
@@ -104,6 +107,39 @@ TEMPLATES = {
     "instrument": (["I've been learning to play the {v}."],
                    ["I practise the {v} every evening."]),
 }
+
+# The blind third: written for a blind test by an engineer who never read the extractor, its
+# tests or lesson 12's prose, as users say these things (indirect, casual, past or present
+# tense); one phrasing for each held-out one, with the same placeholders.
+_BLIND = {
+    "city": ["Home's {v} for me, I've been here about two years.",
+             "Our flat in {v} is tiny, but the view over the rooftops makes up for it.",
+             "Honestly {v} gets so grey in winter, but it's where I'm based."],
+    "city again": ["Still loving life in {v}, the cafes round here are great."],
+    "city change": ["The movers came on Tuesday, so the new place is in {v}. Boxes everywhere!",
+                    "Said goodbye to {old} last week; we've settled in {v}."],
+    "job": ["Got the offer from {v}, and my first day was Monday!",
+            "Work's been hectic, {v} has me on three projects at once."],
+    "job change": ["Handed in my notice at the old place, I've been at {v} for a week.",
+                   "So I switched companies, I'm with {v} these days."],
+    "allergy": ["Turns out I react badly to {v}, my throat swells up.",
+                "The allergy test came back positive for {v}, so no more of that for me."],
+    "allergy new": [
+        "Ugh, the allergist found another one: {v}. Add it to the list.",
+        "Had a reaction to {v} last night, so that's something else I've got to avoid."],
+    "order": ["Just bought a bookshelf online, confirmation number {v}.",
+              "I've got a rug on the way, it's {v} in case I need to chase it up."],
+    "order cancel": ["Ended up ringing the shop and scrapping {v}, didn't need it after all.",
+                     "Changed my mind about {v}, asked them to call it off and refund me."],
+    "drink": ["Can't start the day without a big mug of {v}.",
+              "Nothing beats {v}, honestly, I'd have it with every meal."],
+    "drink change": ["I used to live on {old} but lately it's all {v} for me.",
+                     "Can't stand {old} anymore, weirdly. {v}'s my go-to these days."],
+    "sister": ["Talked to my big sister {v} for two hours last night."],
+    "dog": ["Had to take the dog to the vet today, poor {v} hates the car."],
+    "instrument": ["Practised the {v} for an hour tonight, my neighbours must love me."],
+}
+TEMPLATES = {event: (*halves, _BLIND[event]) for event, halves in TEMPLATES.items()}
 
 QUESTIONS = {    # attribute -> (now, as of {d}, history)
     "home city": ("Where does Maya live now?", "Where did Maya live on {d}?",
@@ -158,8 +194,8 @@ def _day_text(day: datetime.date) -> str:
 
 def changing_conversation(seed: int = 0, split: str = "development", *, sessions: int = 24,
                           turns_per_session: int = 20) -> ChangeConversation:
-    """One conversation (see the module docstring). ``split``: "development" or
-    "held-out" (which half of :data:`TEMPLATES`); ``sessions``: int >= 12;
+    """One conversation (see the module docstring). ``split``: "development", "held-out"
+    or "blind" (which part of :data:`TEMPLATES`); ``sessions``: int >= 12;
     ``turns_per_session``: int >= 20 (room for every statement a session may get).
     Same arguments, same conversation. Raises TypeError/ValueError naming a bad value."""
     check_int("seed", seed, 0)

@@ -378,9 +378,20 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     fact = next(row for row in policies if row[0] == "held-out" and row[1:3] == ["fact", "memory"])
     assert fact[3:9] == ["100", "0", "100", "100", "100", "100"]
     assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
+    blind = [row for row in rows if row and row[0] == "blind"]            # the blind split after
+    assert [" ".join(row[1:-8]) for row in blind] == ["append-only", "overwrite", "summary",
+                                                      "recall", "fact memory"]
+    targets = [row for row in rows if row and row[-1] in ("yes", "NO")]
+    beside = [row for row in rows if len(row) > 4 and row[-4] in ("<=", ">=")]  # held-out, blind
+    assert [row[-2] for row in beside] == [row[-4] for row in targets] and len(beside) == 5
+    assert [row[-1] for row in beside] == [blind[-1][3], blind[-1][4], blind[-1][5],
+                                           blind[-1][7], blind[-1][8]]
     bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "budget" in bad.stderr
+    bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--splits", "blnd"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "'blnd'" in bad.stderr
 
 
 def test_memory_policy_benchmark_runs_the_packaged_model_and_times_it_side_by_side():

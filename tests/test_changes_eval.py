@@ -7,8 +7,8 @@ import pytest
 from kit.change_eval import (POLICIES, change_table, check_change_targets, policy_factories,
                              run_changes, score_context)
 from kit.memory_eval import CachedMeasure
-from kit.synthetic_changes import (KINDS, TEMPLATES, ChangeQuestion, changing_conversation,
-                                   changing_set)
+from kit.synthetic_changes import (KINDS, SPLITS, TEMPLATES, ChangeQuestion,
+                                   changing_conversation, changing_set)
 from kit.tokens import cl100k_tokens
 
 
@@ -24,7 +24,7 @@ def _template_of(text):
     return found
 
 
-@pytest.mark.parametrize("split, half", [("development", 0), ("held-out", 1)])
+@pytest.mark.parametrize("split, half", [("development", 0), ("held-out", 1), ("blind", 2)])
 def test_a_conversation_uses_one_half_of_the_templates_and_is_long_enough(split, half):
     one = changing_conversation(3, split)
     assert one == changing_conversation(3, split)                   # same seed, same talk
@@ -38,6 +38,23 @@ def test_a_conversation_uses_one_half_of_the_templates_and_is_long_enough(split,
     size = sum(cl100k_tokens(f"{t.speaker}: {t.text}") for t in turns)
     assert size >= 3 * 2000
     assert {q.kind for q in one.questions} == set(KINDS)
+
+
+def test_the_blind_split_mirrors_the_held_out_one_in_other_words():
+    def placeholders(text):
+        return sorted(re.findall(r"\{(\w+)\}", text))
+
+    def words(text):                    # the phrasing without placeholders, case or punctuation
+        return " ".join(re.findall(r"[a-z']+", re.sub(r"\{\w+\}", " ", text.lower())))
+
+    assert SPLITS == ("development", "held-out", "blind")
+    for event, parts in TEMPLATES.items():
+        assert len(parts) == 3, event
+        _, held, blind = parts
+        assert [placeholders(t) for t in blind] == [placeholders(t) for t in held], event
+        others = {words(t) for t in parts[0] + held}
+        assert len({words(t) for t in blind}) == len(blind), event
+        assert all(words(t) not in others for t in blind), event
 
 
 def test_the_questions_follow_the_story():
