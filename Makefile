@@ -20,14 +20,16 @@ BIN := $(VENV)/bin
 # $(call require_py311,INTERPRETER): stop with a clear message unless it is Python >= 3.11.
 require_py311 = @$(1) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
 	echo "error: this kit needs Python >= 3.11, but $(1) is $$(command -v $(1) >/dev/null && $(1) --version 2>&1 || echo 'missing')." >&2; \
-	echo "       Use a newer interpreter, e.g.: rm -rf $(VENV) && make $(or $(MAKECMDGOALS),install) PYTHON=python3.12" >&2; \
+	echo "       Use a newer interpreter, e.g.: make $(or $(MAKECMDGOALS),install) PYTHON=python3.12 VENV=$(VENV)-3.12" >&2; \
 	exit 1; }
 
 # When PYTHON is given (command line or environment) and $(VENV) was made by another
 # interpreter version, stop and say how to rebuild, instead of using the old one.
-python_version = $(1) -c 'import platform; print(platform.python_version())'
+# (A venv belongs to one minor version: 3.11.2 and 3.11.7 share one, 3.11 and 3.13 do not.)
+python_version = $(1) -c 'import sys; print("%d.%d" % sys.version_info[:2])'
 ifneq ($(filter command% environment%,$(origin PYTHON)),)
 check-venv:
+	$(call require_py311,$(PYTHON))
 	@if [ -x $(BIN)/python ]; then \
 	  want=$$($(call python_version,$(PYTHON)) 2>/dev/null || echo missing); \
 	  have=$$($(call python_version,$(BIN)/python) 2>/dev/null || echo broken); \

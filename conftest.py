@@ -31,7 +31,10 @@ def _group(nodeid: str) -> str:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Schedule by :func:`_group` (xdist's own `loadgroup` cannot mark notebook cells)."""
+    """Schedule by :func:`_group` (xdist's own `loadgroup` cannot mark notebook cells)
+    under the default `--dist load`; another `--dist` gets xdist's own scheduler."""
+    if config.getvalue("dist") != "load":
+        return None
     from xdist.scheduler import LoadScopeScheduling
 
     class Grouped(LoadScopeScheduling):
@@ -47,4 +50,6 @@ def pytest_xdist_auto_num_workers(config):
     (worker processes, kernels, servers, a lease running out) with a core idle; a third
     worker on two cores takes the suite from about 2 min 45 s to about 2 min 10 s."""
     import os
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None                      # xdist reads the number set there
     return (os.cpu_count() or 1) + 1

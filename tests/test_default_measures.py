@@ -84,3 +84,29 @@ def test_the_extractive_summary_cap_is_in_cl100k_tokens(text):
     prompt = build_summary_prompt("", turns)
     for summarise, cap in [(make_extractive_summariser(30), 30), (extractive_summariser, 120)]:
         assert cl100k_tokens(summarise(prompt)) <= cap
+
+
+def test_a_summary_in_a_language_without_spaces_is_cut_to_its_cap():
+    """A Chinese sentence is one "word": truncation cuts inside it, by characters, instead
+    of keeping it whole over the cap."""
+    from kit.memory.compaction import TRUNCATION_MARK, truncate_to_cap
+    sentence = CHINESE * 6 + "。"
+    cut = truncate_to_cap(sentence, 20, cl100k_tokens)
+    assert cut.endswith(TRUNCATION_MARK) and sentence.startswith(cut[:-len(TRUNCATION_MARK)])
+    assert 15 <= cl100k_tokens(cut) <= 20                 # the longest prefix that fits
+    assert truncate_to_cap("短", 1, cl100k_tokens) == "短"   # one character: nothing to cut
+
+
+def test_a_memory_of_chinese_turns_stays_within_its_budget():
+    from kit.memory import RobustSummaryMemory
+    from kit.prompts import parse_summary_prompt
+
+    def never_shortens(prompt):
+        summary, turns = parse_summary_prompt(prompt)
+        return "".join([summary, *turns])
+
+    memory = RobustSummaryMemory(never_shortens, 300, 2, fact_check=False)
+    for i in range(30):
+        memory.add("user" if i % 2 == 0 else "assistant", f"{CHINESE}{i}。" * 3)
+        if memory.compactions:
+            assert memory.size <= 300, (i, memory.size)

@@ -482,11 +482,22 @@ def test_compaction_table_shows_trigger_and_summariser():
                                             "folded into the summary; summarised by the fallback")
 
 
-def test_a_summary_that_cannot_be_cut_is_flagged_over_the_cap():
+def test_a_summary_of_one_long_word_is_cut_inside_it():
+    # a language written without spaces makes every sentence one "word": a summary that
+    # is one word over the cap is cut by characters, not kept whole over it
     word = "x" * 40
     memory = options_only(ScriptedLLM([word, word]), budget=60, keep_recent=0,
                            measure=lambda s: len(s), summary_cap=10)
     event = replay(memory, [("user", "y" * 30), ("assistant", "z" * 31)])[-1]
-    assert memory.summary == word and memory.summary_tokens == 40
-    assert event.note.endswith("re-summarised to 40 tokens; it could not be cut (a single "
-                               "word): still over the cap")
+    assert memory.summary == "x" * 8 + " …" and memory.summary_tokens == 10
+    assert event.note.endswith("re-summarised to 40 tokens; TRUNCATED to 10 tokens: the end "
+                               "of the summary was cut, facts there are lost")
+
+
+def test_a_summary_that_cannot_be_cut_is_flagged_over_the_cap():
+    memory = options_only(ScriptedLLM(["x", "x"]), budget=60, keep_recent=0,
+                           measure=lambda s: 5 * len(s), summary_cap=4)
+    event = replay(memory, [("user", "y" * 6), ("assistant", "z" * 7)])[-1]
+    assert memory.summary == "x" and memory.summary_tokens == 5
+    assert event.note.endswith("re-summarised to 5 tokens; it could not be cut (a single "
+                               "character): still over the cap")

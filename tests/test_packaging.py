@@ -218,7 +218,8 @@ def test_ci_runs_the_readme_test_command_on_the_oldest_and_newest_python():
     assert "tools/pythons.py" in text, ".ci/run must find the interpreters with tools/pythons.py"
     before = commands[:commands.index(loop)]
     assert "export KIT_REQUIRE_REDIS=1" in before, ".ci/run must require the Redis tests"
-    setup = ("LOCOMO_DIR=", "KIT_REQUIRE_REDIS=", "redis-server", "tools/pythons.py")
+    setup = ("LOCOMO_DIR=", "KIT_REQUIRE_REDIS=", "redis-server", "tools/pythons.py",
+             "${#pythons[@]}")
     assert all(any(s in c for s in setup) for c in before), f"other steps before the tests: {before}"
     assert commands[-1] == browser, f".ci/run ends with {commands[-1]!r}"
     for command in commands:

@@ -422,3 +422,57 @@ def test_an_opening_greeting_stays_in_the_history():
     memory = TokenWindow(30, measure=count_words)
     memory.add("assistant", "Hello! How can I help?")
     assert _history(memory) == "assistant: Hello! How can I help?"
+
+
+def test_two_threads_never_both_start_a_call_of_one_hung_model():
+    """Claiming a model's slot is one step: of two compactions that reach a hung model at
+    the same moment, one starts the call and the other is refused at once."""
+    from kit.memory.compaction import CallSlots, call_model
+    entered, release, start = [], threading.Event(), threading.Barrier(2)
+
+    def hung(prompt):
+        entered.append(prompt)
+        release.wait(10)
+        return "late"
+
+    slots, outcomes = CallSlots(), []
+
+    def compact(name):
+        start.wait()
+        try:
+            outcomes.append(call_model(hung, name, 0.2, slots))
+        except TimeoutError as error:
+            outcomes.append(str(error))
+
+    threads = [threading.Thread(target=compact, args=(n,)) for n in ("a", "b")]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert len(entered) == 1 and len(slots) == 1
+        assert sorted(o.split(";")[0] for o in outcomes) == [
+            "the summariser did not answer within 0.2 s",
+            "the summariser is still running a call that timed out"]
+    finally:
+        release.set()
+
+
+def test_a_call_whose_thread_could_not_start_frees_its_slot(monkeypatch):
+    from kit.memory.compaction import CallSlots, call_model
+    slots = CallSlots()
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(threading.Thread, "start", refuse)
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            call_model(str.upper, "a", 1, slots)
+    assert not slots.busy(str.upper) and call_model(str.upper, "b", 5, slots) == "B"
+
+
+def test_the_default_cap_is_at_least_one_unit():
+    memory = RobustSummaryMemory(_never_shortens, 10, 2, measure=count_words,
+                                 system=" ".join(["rule"] * 9))
+    assert memory.current_cap() == 1

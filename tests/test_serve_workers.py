@@ -124,7 +124,9 @@ def test_a_worker_killed_before_its_commit_leaves_no_trace_and_its_lease_expires
 
 
 def test_a_worker_killed_during_compaction_leaves_its_turn_whole(spec):
-    options = ("--summary-delay", "2", "--budget", "60", "--keep-recent", "4", "--lease", "1")
+    # a 4 s lease, renewed every 1.3 s: a busy machine that delays a renewal by a second
+    # does not lose the turn's lease (a 1 s lease did: 409 under load)
+    options = ("--summary-delay", "2", "--budget", "60", "--keep-recent", "4", "--lease", "4")
     with start_workers(2, spec, *options) as workers:
         with open_store(spec) as store:
             async def turns():

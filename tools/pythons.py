@@ -5,10 +5,11 @@ pyproject.toml (3.11 to 3.13). For each, in order, the first interpreter that ru
 reports that version: `python3.X` on PATH, then pyenv's versions (whose shims find a
 version only when PYENV_VERSION names it), then /usr/local/bin and /usr/bin.
 
-Usage: python3 tools/pythons.py            # prints "OLDEST NEWEST" (two paths; one if
-                                           # only one version is found)
+Usage: python3 tools/pythons.py            # the oldest and the newest found, one path a
+                                           # line (one line if only one version is found)
        python3 tools/pythons.py --all      # every supported version found, one a line
-Exits 1, saying which versions it looked for, when none is found. Runs on any Python 3.
+Exits 1, saying which versions it looked for, when none is found. Runs on Python 3.7 or
+newer.
 """
 import glob
 import os
@@ -62,7 +63,7 @@ def main() -> int:
     if "--all" in sys.argv[1:]:
         print("\n".join(found))
     else:
-        print(" ".join(dict.fromkeys([found[0], found[-1]])))
+        print("\n".join(dict.fromkeys([found[0], found[-1]])))
     return 0
 
 

@@ -105,10 +105,16 @@ class CallSlots:
             call = self._calls.get(id(model))
             return call is not None and not call.done()
 
-    def take(self, model: object, call: Future) -> None:
-        """Record ``call``, the future that receives ``model``'s answer."""
+    def claim(self, model: object, call: Future) -> bool:
+        """Record ``call``, the future that receives ``model``'s answer, unless a call of
+        ``model`` is still running (then False, nothing recorded): the check and the
+        record are one step, so two threads never both start a call of one model."""
         with self._lock:
+            running = self._calls.get(id(model))
+            if running is not None and not running.done():
+                return False
             self._calls[id(model)] = call
+            return True
 
     def __len__(self) -> int:
         """How many calls are still running."""
@@ -178,10 +184,10 @@ def call_model(model: Callable[[str], object], prompt: str, timeout: float | Non
     """
     if timeout is None:
         return model(prompt)
-    if slots is not None and slots.busy(model):
+    future: Future = Future()
+    if slots is not None and not slots.claim(model, future):
         raise TimeoutError("the summariser is still running a call that timed out; "
                            "not starting another")
-    future: Future = Future()
 
     def work() -> None:
         try:
@@ -191,9 +197,11 @@ def call_model(model: Callable[[str], object], prompt: str, timeout: float | Non
 
     thread = threading.Thread(target=work, name="summariser", daemon=True)
     thread.started_by = threading.current_thread()      # type: ignore[attr-defined]
-    if slots is not None:
-        slots.take(model, future)
-    thread.start()
+    try:
+        thread.start()
+    except BaseException:
+        future.cancel()                  # never ran: its slot is free again
+        raise
     try:
         return future.result(timeout=timeout)
     except FutureTimeout:
@@ -236,23 +244,40 @@ def _word_ends(text: str) -> list[int]:
 
 def truncate_to_cap(text: str, cap: int, measure: Measure) -> str:
     """The longest run of leading words of ``text``, ending in " …", whose size is at
-    most ``cap`` (in the measure's unit); the first word alone if none fits.
+    most ``cap`` (in the measure's unit). Where even the first word is over the cap (a
+    language written without spaces, Chinese or Japanese, is one "word" a sentence), the
+    longest leading run of its characters, at least one.
 
     Keeps the *start*: a running summary holds its oldest facts there. Binary search,
-    so about log2(words) calls to ``measure`` (it must grow with the text, as every
-    counter in :mod:`kit.tokens` does).
+    so about log2(words) + log2(characters) calls to ``measure`` (it must grow with the
+    text, as every counter in :mod:`kit.tokens` does).
     """
+    def fits(end: int) -> bool:
+        return measured(measure, text[:end] + TRUNCATION_MARK) <= cap
+
     ends = _word_ends(text)
-    if len(ends) < 2:
-        return text                      # one word: nothing to cut
+    if not ends:
+        return text
     lo, hi = 1, len(ends) - 1            # the answer keeps between 1 and all-but-one word
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if measured(measure, text[:ends[mid - 1]] + TRUNCATION_MARK) <= cap:
+        if fits(ends[mid - 1]):
             lo = mid
         else:
             hi = mid - 1
-    return text[:ends[max(lo, 1) - 1]] + TRUNCATION_MARK
+    if len(ends) > 1 and fits(ends[lo - 1]):
+        return text[:ends[lo - 1]] + TRUNCATION_MARK
+    start = ends[0] - len(text.split(None, 1)[0])  # inside the first word, by characters
+    lo, hi = start + 1, ends[0] - 1
+    if hi < lo:
+        return text if len(ends) == 1 else text[:ends[0]] + TRUNCATION_MARK
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + TRUNCATION_MARK
 
 
 @dataclass(frozen=True)
@@ -436,7 +461,7 @@ class Compactor:
             text = truncate_to_cap(update.text, cap, self.measure)
         tokens = measured(self.measure, text)
         if text == update.text:
-            notes.append("it could not be cut (a single word): still over the cap")
+            notes.append("it could not be cut (a single character): still over the cap")
         else:
             notes.append(f"TRUNCATED to {tokens} {unit}: the end of the summary was cut, "
                          f"facts there are lost" + ("" if tokens <= cap else

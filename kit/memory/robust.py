@@ -182,8 +182,9 @@ class RobustSummaryMemory(SummaryMemory):
         one of that role (of any role where none is kept). Turns a ``target`` lets stay beyond the kept ones are left out: the next fold
         may take them. Where the reserve leaves no room it is dropped; where the kept
         turns alone leave none (``keep_recent`` does not fit), no cap brings the memory
-        within budget, and it is three quarters of what the system prompt leaves, so the
-        summary keeps its facts."""
+        within budget, and it is three quarters of what the system prompt leaves (at least
+        1), so the summary keeps its facts. The reserve assumes the roles alternate: after
+        two replies in a row, one add may stay over budget until the next fold."""
         if self.summary_cap != "auto":
             return self.summary_cap
         room = self.budget - self.fixed_tokens
@@ -192,7 +193,7 @@ class RobustSummaryMemory(SummaryMemory):
         reserve = _next_size(kept) if _next_keeps_all(kept, self.keep_recent) else 0
         if left - reserve >= 1:
             return left - reserve
-        return left if left >= 1 else room * 3 // 4 or None
+        return left if left >= 1 else max(1, room * 3 // 4)
 
     @property
     def compactor(self) -> Compactor:
