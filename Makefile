@@ -19,7 +19,7 @@ BIN := $(VENV)/bin
 
 # $(call require_py311,INTERPRETER): stop with a clear message unless it is Python >= 3.11.
 require_py311 = @$(1) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
-	echo "error: this kit needs Python >= 3.11, but $(1) is $$(command -v $(1) >/dev/null && $(1) --version 2>&1 || echo 'missing')." >&2; \
+	echo "error: this kit needs Python >= 3.11, but PYTHON=$(1) $$($(1) -c 'import platform; print("is Python", platform.python_version())' 2>/dev/null || echo 'does not run (missing, or a pyenv shim for a version pyenv has not selected: give its full path)')." >&2; \
 	echo "       Use a newer interpreter, e.g.: make $(or $(MAKECMDGOALS),install) PYTHON=python3.12 VENV=$(VENV)-3.12" >&2; \
 	exit 1; }
 

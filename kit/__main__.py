@@ -127,7 +127,12 @@ def _drill(args: argparse.Namespace) -> int:
         from kit.drills import hint_text, spec_text
         print(spec_text(drill.name) if args.hint is None else hint_text(drill.name, args.hint))
         if args.hint is None:
-            print(f"\nHints, one level at a time: python -m kit drill {drill.name} --hint 1 "
+            here = os.path.relpath(sys.executable)          # the interpreter that runs the kit
+            python = sys.executable if here.startswith("..") else here
+            print(f"\nIn a terminal (the notebook's cells aside): {python} -m kit drill "
+                  f"{drill.name} --start copies the starter to work/drills/ and starts the "
+                  f"clock; {python} -m kit drill {drill.name} FILE scores it.\n"
+                  f"Hints, one level at a time: {python} -m kit drill {drill.name} --hint 1 "
                   f"(then 2, then 3)")
         return 0
     if args.start:
