@@ -53,3 +53,31 @@ def pytest_xdist_auto_num_workers(config):
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None                      # xdist reads the number set there
     return (os.cpu_count() or 1) + 1
+
+
+KERNEL_STARTS = 3       # tries to start a notebook's kernel before its cells error
+
+
+def pytest_configure(config):
+    """A kernel that dies before it answers (jupyter_client picks its five ports, then the
+    kernel binds them: with tests starting servers on free ports beside it, another
+    process can take one in between) is started again, up to KERNEL_STARTS times. Only
+    the start is retried, never a cell: what a notebook computes decides its tests."""
+    try:
+        import nbval.kernel as kernel
+    except ImportError:
+        return
+    if getattr(kernel.start_new_kernel, "retried", False):
+        return
+    start = kernel.start_new_kernel
+
+    def start_new_kernel(*args, **kwargs):
+        for attempt in range(1, KERNEL_STARTS + 1):
+            try:
+                return start(*args, **kwargs)
+            except RuntimeError:
+                if attempt == KERNEL_STARTS:
+                    raise
+
+    start_new_kernel.retried = True
+    kernel.start_new_kernel = start_new_kernel

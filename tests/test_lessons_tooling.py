@@ -437,3 +437,29 @@ def test_the_lab_of_the_environment_does_not_ask_about_news(tmp_path):
     written = json.loads(settings.read_text())
     assert written["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     assert written["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+
+
+def test_a_kernel_that_dies_before_it_answers_is_started_again(monkeypatch):
+    """lessons.run starts the kernel again when it died before replying (a port taken
+    between jupyter_client's choice and the kernel's bind); any other error is raised."""
+    import nbformat
+    from nbclient import NotebookClient
+    execute, calls = NotebookClient.execute, []
+
+    def flaky(self, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return execute(self, **kwargs)
+
+    monkeypatch.setattr(NotebookClient, "execute", flaky)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    done = lessons.run(nb, ROOT)
+    assert len(calls) == 2 and done.cells[0].outputs[0].text == "42\n"
+
+    def broken(self, **kwargs):
+        raise RuntimeError("something else")
+
+    monkeypatch.setattr(NotebookClient, "execute", broken)
+    with pytest.raises(RuntimeError, match="something else"):
+        lessons.run(nb, ROOT)
