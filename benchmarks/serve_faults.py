@@ -49,6 +49,7 @@ from kit.serve.backends import open_store
 from kit.serve.redis_server import RedisUnavailable, running_redis
 from kit.serve.workers import _wait_healthy, free_port
 from kit.trace import Table
+from serve_load import TurnFailed, post_turn   # benchmarks/serve_load.py: one turn over SSE
 
 QUESTIONS = ["How long do refunds take?", "and for COD?", "Can I change my delivery address?",
              "What about returns of opened items?", "Do you ship abroad?",
@@ -91,20 +92,19 @@ class Fleet:
 
 
 async def send(http, url: str, session: str, text: str, key: str) -> int:
-    """One attempt; the turn number of its ``done`` event. Raises RuntimeError naming
-    what failed."""
-    async with http.stream("POST", f"{url}/sessions/{session}/messages", json={"text": text},
-                           headers={"Idempotency-Key": key}) as response:
-        if response.status_code != 200:
-            await response.aread()
-            raise RuntimeError(f"status {response.status_code}")
-        event = None
-        async for line in response.aiter_lines():
-            if line.startswith("event: "):
-                event = line[len("event: "):]
-            elif line.startswith("data: ") and event == "done":
-                return json.loads(line[len("data: "):])["turn"]
-    raise RuntimeError("stream cut before done")
+    """One attempt; the turn number of its ``done`` event. Raises TurnFailed (status,
+    or a stream cut before ``done``) or httpx.HTTPError."""
+    done = await post_turn(http, url, session, text, headers={"Idempotency-Key": key})
+    return done["turn"]
+
+
+def _why(failed: Exception) -> str:
+    """A retry's reason, for the table: "status 503", "stream cut before done", or the
+    connection error's type."""
+    if not isinstance(failed, TurnFailed):
+        return type(failed).__name__
+    code = str(failed).split(" ", 1)[0]
+    return f"status {code}" if code.isdigit() else "stream cut before done"
 
 
 async def run_load(fleet: Fleet, args, rng: random.Random, paused: set) -> dict:
@@ -123,9 +123,8 @@ async def run_load(fleet: Fleet, args, rng: random.Random, paused: set) -> dict:
                     url = fleet.urls[rng.randrange(len(fleet.urls))]
                     try:
                         await send(http, url, session, text, key)
-                    except (RuntimeError, httpx.HTTPError) as exc:
-                        retries[str(exc).split(":")[0] if isinstance(exc, RuntimeError)
-                                else type(exc).__name__] += 1
+                    except (TurnFailed, httpx.HTTPError) as exc:
+                        retries[_why(exc)] += 1
                         await asyncio.sleep(min(0.05 * (attempt + 1), 1.0))
                         continue
                     latencies.append(time.perf_counter() - began)

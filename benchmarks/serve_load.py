@@ -126,12 +126,14 @@ class TurnFailed(Exception):
     """A turn that got no ``done`` event (an HTTP error, a stream cut short)."""
 
 
-async def post_turn(http, url: str, session_id: str, text: str) -> dict:
-    """Send one turn and read its events; return the ``done`` event's data (a dict
-    with ``turn``). Raises TurnFailed for a status other than 200 or a stream that
-    ends without ``done``, httpx.HTTPError for a connection that fails."""
+async def post_turn(http, url: str, session_id: str, text: str,
+                    headers: dict | None = None) -> dict:
+    """Send one turn (with ``headers``, e.g. an Idempotency-Key) and read its events;
+    return the ``done`` event's data (a dict with ``turn``). Raises TurnFailed for a
+    status other than 200 or a stream that ends without ``done``, httpx.HTTPError for a
+    connection that fails."""
     async with http.stream("POST", f"{url}/sessions/{session_id}/messages",
-                           json={"text": text}) as response:
+                           json={"text": text}, headers=headers) as response:
         if response.status_code != 200:
             body = (await response.aread()).decode(errors="replace")
             raise TurnFailed(f"{response.status_code} {body[:120]}")

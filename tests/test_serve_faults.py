@@ -29,6 +29,14 @@ QUESTIONS = ["How long do refunds take?", "and for COD?", "Can I change my deliv
 _prefixes = itertools.count()
 
 
+class Clock:
+    """A store clock the test moves by hand (seconds)."""
+    now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class Counted:
     """The quoting stub model, counting its answer calls; ``gate``: if given, an answer
     call waits for it (``inside`` is set first): a worker stopped inside its model call."""
@@ -241,11 +249,6 @@ def test_a_retry_while_the_first_runs_is_still_running_then_the_reply(tmp_path):
 def test_a_key_whose_turn_died_before_its_commit_runs_the_turn(tmp_path):
     """The first request claimed the key, then its worker died (its lease expired): the
     retry finds no outcome and runs the turn, once."""
-    class Clock:
-        now = 1000.0
-
-        def __call__(self):
-            return self.now
     clock = Clock()
     with SQLiteSessionStore(tmp_path / "chat.db", clock=clock) as store:
         dead = store.acquire("alice", 10)
@@ -293,11 +296,6 @@ def test_keys_are_kept_per_session_for_a_bounded_count(store):
 
 
 def test_sqlite_keys_go_after_their_time(tmp_path):
-    class Clock:
-        now = 1000.0
-
-        def __call__(self):
-            return self.now
     clock = Clock()
     with SQLiteSessionStore(tmp_path / "chat.db", clock=clock) as store:
         for n, step in ((1, 0), (2, store.key_ttl + 1)):
@@ -501,10 +499,11 @@ def test_serve_passes_its_client_bounds_to_uvicorn(tmp_path, monkeypatch):
     assert os.environ["KIT_SERVE_BODY_TIMEOUT"] == "4.0"
 
 
-def test_the_fault_benchmark_refuses_one_worker(capsys):
+def test_the_fault_benchmark_refuses_one_worker(capsys, monkeypatch):
     import importlib.util
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_faults.py"
+    monkeypatch.syspath_prepend(str(path.parent))     # as when run: it imports serve_load
     spec = importlib.util.spec_from_file_location("serve_faults", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

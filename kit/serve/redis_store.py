@@ -11,7 +11,7 @@ from dataclasses import asdict
 
 from kit.messages import Message
 from kit.serve.stores import (EVENTS_KEPT, KEY_TTL, KEYS_KEPT, QUEUE_TTL, KeyRecord, Lease,
-                              LeaseLost, SessionStore, Snapshot, TurnRecord, _check_commit,
+                              LeaseLost, SessionStore, Snapshot, TurnRecord, _check_acquire, _check_commit,
                               _check_key, _check_lease, _check_ticket, _key_json, check_span,
                               first_needed)
 from kit.store import StoreError, check_session, parse_state
@@ -258,10 +258,7 @@ class RedisSessionStore(SessionStore):
 
     def acquire(self, session_id: str, ttl: float, ticket: int | None = None
                 ) -> Lease | None:
-        check_session(session_id)
-        ttl = check_span("ttl", ttl)
-        if ticket is not None:
-            _check_ticket(ticket)
+        ttl = _check_acquire(session_id, ttl, ticket)
         key = self._key
         got = self._call(session_id, "taking the lease", self._acquire,
                          keys=[key(session_id, "lock"), key(session_id, "fence"),

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from kit.messages import Message
 from kit.serve.stores import (EVENTS_KEPT, KEY_TTL, KEYS_KEPT, QUEUE_TTL, KeyRecord, Lease,
                               LeaseLost, SessionStore, Snapshot, StoreBusy, TurnRecord,
-                              _check_commit, _check_key, _check_lease, _check_next,
-                              _check_ticket, _key_json, check_span, first_needed)
+                              _check_acquire, _check_commit, _check_key, _check_lease, _check_next,
+                              _check_ticket, _key_json, first_needed)
 from kit.store import _MEMORY, StoreError, TranscriptStore, _reason, check_session, parse_state
 from kit.validation import check_int
 
@@ -134,10 +134,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
     # -- the lease -------------------------------------------------------------------
     def acquire(self, session_id: str, ttl: float, ticket: int | None = None
                 ) -> Lease | None:
-        check_session(session_id)
-        ttl = check_span("ttl", ttl)
-        if ticket is not None:
-            _check_ticket(ticket)
+        ttl = _check_acquire(session_id, ttl, ticket)
         with self._using(session_id, "taking the lease") as db:
             now = float(self.clock())
             row = self._lease_row(db, session_id)       # reads first: no lock while held
@@ -210,14 +207,18 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
         row = self._lease_row(db, lease.session_id)
         return row is not None and row[0] == lease.token and row[1] > float(self.clock())
 
+    def _require(self, db: sqlite3.Connection, lease: Lease, refused: str) -> None:
+        """Raise LeaseLost (``refused``: what then did not happen) unless ``lease`` is held."""
+        if not self._held(db, lease):
+            raise LeaseLost(f"session {lease.session_id!r} in {self.path!r}: lease "
+                            f"{lease.token} is no longer held{refused}")
+
     def renew(self, lease: Lease) -> None:
         _check_lease(lease)
         with self._using(lease.session_id, "renewing the lease") as db:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                if not self._held(db, lease):
-                    raise LeaseLost(f"session {lease.session_id!r} in {self.path!r}: lease "
-                                    f"{lease.token} is no longer held; not renewed")
+                self._require(db, lease, "; not renewed")
                 db.execute("UPDATE leases SET expires_at = ? WHERE session_id = ?",
                            (float(self.clock()) + lease.ttl, lease.session_id))
 
@@ -256,9 +257,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
         with self._using(lease.session_id, "claiming an idempotency key") as db:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                if not self._held(db, lease):
-                    raise LeaseLost(f"session {lease.session_id!r} in {self.path!r}: lease "
-                                    f"{lease.token} is no longer held; nothing was written")
+                self._require(db, lease, "; nothing was written")
                 found = self._key_row(db, lease.session_id, key)
                 if found is not None and (found.outcome is not None
                                           or found.digest != text_digest):
@@ -302,10 +301,9 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
             with db:                             # the write lock from here to the end only
                 db.execute("BEGIN IMMEDIATE")
                 now = float(self.clock())
-                if lease is not None and not self._held(db, lease):
-                    raise LeaseLost(f"session {session_id!r} in {self.path!r}: lease "
-                                    f"{lease.token} is no longer held (it expired or another "
-                                    f"worker took the session); nothing was written")
+                if lease is not None:
+                    self._require(db, lease, " (it expired or another worker took the "
+                                             "session); nothing was written")
                 if lease is not None and messages:
                     last, = db.execute("SELECT COALESCE(MAX(number), 0) FROM messages "
                                        "WHERE session_id = ?", (session_id,)).fetchone()

@@ -324,6 +324,16 @@ def _check_ticket(ticket: object) -> int:
     return ticket
 
 
+def _check_acquire(session_id: object, ttl: object, ticket: object) -> float:
+    """The arguments of ``acquire``, checked once for every backend; returns ``ttl`` as
+    seconds (see :func:`check_span`)."""
+    check_session(session_id)
+    ttl = check_span("ttl", ttl)
+    if ticket is not None:
+        _check_ticket(ticket)
+    return ttl
+
+
 def _check_lease(lease: object) -> Lease:
     if not isinstance(lease, Lease):
         raise TypeError(f"lease must be a Lease (from acquire), got {lease!r:.60}")
