@@ -75,8 +75,8 @@ def pytest_configure(config):
         for attempt in range(1, KERNEL_STARTS + 1):
             try:
                 return start(*args, **kwargs)
-            except RuntimeError:
-                if attempt == KERNEL_STARTS:
+            except RuntimeError as error:
+                if "before replying" not in str(error) or attempt == KERNEL_STARTS:
                     raise
 
     start_new_kernel.retried = True

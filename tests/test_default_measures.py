@@ -110,3 +110,9 @@ def test_a_memory_of_chinese_turns_stays_within_its_budget():
         memory.add("user" if i % 2 == 0 else "assistant", f"{CHINESE}{i}。" * 3)
         if memory.compactions:
             assert memory.size <= 300, (i, memory.size)
+
+
+def test_a_word_of_which_not_one_character_fits_is_left_whole():
+    from kit.memory.compaction import truncate_to_cap
+    assert truncate_to_cap("ab", 1, len) == "ab"           # "a …" would be longer
+    assert truncate_to_cap("中文", 1, cl100k_tokens) == "中文"

@@ -250,3 +250,17 @@ def test_a_session_stored_before_the_service_counts_its_turns(tmp_path):
     with SQLiteSessionStore(tmp_path / "old.db") as store:
         snap = store.load("alice")
         assert (snap.turns, snap.last) == (2, 4)
+
+
+def test_a_ticket_too_large_for_the_store_and_a_lease_with_a_bad_ttl_are_refused(tmp_path):
+    from kit.serve import SQLiteSessionStore
+    from kit.serve.stores import Lease
+    with SQLiteSessionStore(tmp_path / "s.db") as store:
+        with pytest.raises(TypeError, match="ticket must be an int >= 0"):
+            store.acquire("z", 5, 10 ** 30)
+        lease = store.acquire("z", 5)
+        for ttl in (1e300, -1, 0, "x"):
+            forged = Lease(lease.session_id, lease.token, ttl)
+            with pytest.raises((TypeError, ValueError), match="the lease's ttl"):
+                store.renew(forged)
+        assert store.holder("z") == lease.token

@@ -269,7 +269,7 @@ def truncate_to_cap(text: str, cap: int, measure: Measure) -> str:
         return text[:ends[lo - 1]] + TRUNCATION_MARK
     start = ends[0] - len(text.split(None, 1)[0])  # inside the first word, by characters
     lo, hi = start + 1, ends[0] - 1
-    if hi < lo:
+    if hi < lo or not fits(lo):           # not even one character fits: nothing to gain
         return text if len(ends) == 1 else text[:ends[0]] + TRUNCATION_MARK
     while lo < hi:
         mid = (lo + hi + 1) // 2

@@ -318,7 +318,7 @@ def _key_json(key: KeyRecord | None) -> str | None:
 
 
 def _check_ticket(ticket: object) -> int:
-    if isinstance(ticket, bool) or not isinstance(ticket, int) or ticket < 0:
+    if isinstance(ticket, bool) or not isinstance(ticket, int) or not 0 <= ticket < 2 ** 63:
         raise TypeError(f"ticket must be an int >= 0 (from enqueue, or NOT_QUEUED), got "
                         f"{ticket!r:.60}")
     return ticket
@@ -337,6 +337,7 @@ def _check_acquire(session_id: object, ttl: object, ticket: object) -> float:
 def _check_lease(lease: object) -> Lease:
     if not isinstance(lease, Lease):
         raise TypeError(f"lease must be a Lease (from acquire), got {lease!r:.60}")
+    check_span("the lease's ttl", lease.ttl)      # a renewal extends by it
     return lease
 
 
