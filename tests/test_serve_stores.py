@@ -264,3 +264,25 @@ def test_a_ticket_too_large_for_the_store_and_a_lease_with_a_bad_ttl_are_refused
             with pytest.raises((TypeError, ValueError), match="the lease's ttl"):
                 store.renew(forged)
         assert store.holder("z") == lease.token
+
+
+def test_workers_opening_a_new_file_at_once_all_open_it(tmp_path):
+    """Switching a new file to WAL needs it to itself and SQLite does not wait for that:
+    four workers opening one new file at once (as `serve --workers 4` does) all open it."""
+    import threading
+    from kit.serve import SQLiteSessionStore
+    for round_ in range(20):
+        path, start, failed = tmp_path / f"c{round_}.db", threading.Barrier(4), []
+
+        def open_it():
+            start.wait()
+            try:
+                SQLiteSessionStore(path).close()
+            except Exception as error:       # noqa: BLE001 (collected, then asserted)
+                failed.append(error)
+        threads = [threading.Thread(target=open_it) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not failed, failed

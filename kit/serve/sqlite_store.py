@@ -54,13 +54,26 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
         self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.journal = "memory"
         if self.path not in _MEMORY:
-            try:
-                with self._lock:
-                    self.journal = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            except sqlite3.DatabaseError as exc:
-                self.close()
-                raise StoreError(f"cannot open the transcript store {self.path!r}: "
-                                 f"{_reason(exc, self.timeout)}") from exc
+            # Switching to WAL needs the file to itself, and SQLite does not wait for that:
+            # workers that open a new file at once retry until the timeout.
+            deadline = time.monotonic() + self.timeout
+            while True:
+                try:
+                    with self._lock:
+                        self.journal = self._conn.execute(
+                            "PRAGMA journal_mode=WAL").fetchone()[0]
+                    break
+                except sqlite3.OperationalError as exc:
+                    if "locked" in str(exc) and time.monotonic() < deadline:
+                        time.sleep(0.02)
+                        continue
+                    self.close()
+                    raise StoreError(f"cannot open the transcript store {self.path!r}: "
+                                     f"{_reason(exc, self.timeout)}") from exc
+                except sqlite3.DatabaseError as exc:
+                    self.close()
+                    raise StoreError(f"cannot open the transcript store {self.path!r}: "
+                                     f"{_reason(exc, self.timeout)}") from exc
 
     # -- plumbing: one connection per thread, a deadline per thread -----------------
     def _thread_db(self) -> sqlite3.Connection:
