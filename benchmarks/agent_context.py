@@ -2,20 +2,21 @@
 
 Every policy of :func:`kit.agent.meter.policies` (full history as the baseline, a sliding
 window that keeps pairs and the question, tool-result clearing with ``clear_at_least`` 0
-and a quarter of the window, compaction into a task-state summary), and clearing with
-compaction behind it (:func:`policies`), runs the scripted agent
-over each trace of :mod:`kit.agent.trace` (short: 40 tool calls, a 40,000-token window;
-long: 400 tool calls of 200 to 4,000 tokens, a 200,000-token window). One row per run:
-tokens sent (every request summed), peak request, window overflows (the step; a request
-over the window ends the run), the bill under each cache profile of :mod:`kit.agent.cache`
-with its hit ratio (input-token equivalents; the summariser's calls at the uncached
-price; output tokens left out), model and summariser calls, requests that broke the pair
-invariant or lost the live question, planted facts in the final context, and the wall
-time against a floor measured in the same run: a context that appends, measures each
-message once and drops its oldest messages past half the window (pairs ignored), the least
-a policy that finishes must do, driven by the same loop (so the loop's own work, measuring
-and checking each request, is in both). Every policy runs once untimed first, so the
-shared sizes (each distinct message measured once) are warm for every timed run.
+and a quarter of the window, compaction into a task-state summary), clearing with
+compaction behind it, and compaction priced for the cache (:func:`policies`), runs the
+scripted agent over each trace of :mod:`kit.agent.trace` (short: 40 tool calls, a
+40,000-token window; long: 400 tool calls of 200 to 4,000 tokens, a 200,000-token window).
+One row per run: tokens sent (every request summed), peak request, window overflows (the
+step; a request over the window ends the run), the bill under each cache profile of
+:mod:`kit.agent.cache` with its hit ratio (input-token equivalents; the summariser's calls
+at the uncached price, a cached summariser's through the cache; output tokens left out),
+model and summariser calls, requests that broke the pair invariant or lost the live
+question, planted facts in the final context, and the wall time against a floor measured in
+the same run: a context that appends, measures each message once and drops its oldest
+messages past half the window (pairs ignored), the least a policy that finishes must do,
+driven by the same loop (so the loop's own work, measuring and checking each request, is in
+both). Every policy runs once untimed first, so the shared sizes (each distinct message
+measured once) are warm for every timed run.
 
 Then the targets: 0 pair violations, 0 overflows and 0 lost questions for every managed
 policy on both traces, and the 5 facts kept by the best one.
@@ -26,8 +27,9 @@ and ``ContextEditingMiddleware`` with ``ClearToolUsesEdit`` (trigger 50k, 100k, 
 10 x clear_at_least 0, 10k, 50k), driven as :mod:`agent_context_langchain` says, over the
 long trace (the grid is in tokens of its 200,000-token window), one row per configuration in
 the same columns, LangChain's default marked; then, under each profile, the kit's best
-policy that keeps the 5 facts against every configuration that finishes without an overflow
-(by how much). About 5 minutes.
+policy that keeps the 5 facts (with 0 pair violations, overflows and lost questions) against
+every configuration that finishes without an overflow: both bills, their ratio, by how
+much; and the target's verdict per profile. About a minute.
 
 Usage: python benchmarks/agent_context.py [--traces short long] [--repeat 1] [--peers]
 """
@@ -38,6 +40,7 @@ import time
 
 from kit.agent import (PROFILES, AgentContext, ClearToolResults, CompactInLoop, Ledger, meter,
                        run_agent)
+from kit.agent.meter import cached_compaction
 from kit.agent.meter import policies as lesson_policies
 from kit.agent.trace import long_trace, short_trace
 from kit.trace import Table
@@ -47,14 +50,17 @@ TRACES = {"short": short_trace, "long": long_trace}
 
 
 def policies(window: int) -> dict:
-    """The lesson's policies (:func:`kit.agent.meter.policies`) and one more: clearing at a
+    """The lesson's policies (:func:`kit.agent.meter.policies`) and two more: clearing at a
     fifth of the window (``clear_at_least`` a tenth) with compaction at 32 % behind it, for
-    when the placeholders alone fill the context."""
+    when the placeholders alone fill the context; and compaction priced for the cache
+    (:func:`kit.agent.meter.cached_compaction`: at a tenth of the window, a 4-message
+    tail, the summariser's request read from the cache)."""
     made = dict(lesson_policies(window))
     made["clearing + compaction"] = lambda system: AgentContext(
         system=system, clearing=ClearToolResults(trigger=window // 5, keep=3,
                                                  clear_at_least=window // 10),
         compaction=CompactInLoop(trigger=window * 8 // 25, keep_recent=10))
+    made["cached compaction"] = cached_compaction(window)
     return made
 
 
@@ -174,33 +180,37 @@ def compare(peers, managed: list, repeat: int) -> None:
                  f"bill, {PROFILES[0].name} (hits)", f"bill, {PROFILES[1].name} (hits)",
                  "model calls", "summariser calls", "pair violations", "question lost",
                  "facts kept", "time (ms)", "x floor"], rows))
-    kit = [r for r in managed if r[0] == "long" and len(r[2].facts_kept) == 5]
+    kit = [r for r in managed if r[0] == "long" and len(r[2].facts_kept) == 5
+           and r[2].finished and not r[2].pair_violations and not r[2].question_lost]
     finished = [t for t in theirs if t[1].finished]
     print(f"{len(finished)} of {len(theirs)} LangChain configurations finish without an overflow")
+    if not kit or not finished:
+        print("no comparison: " + ("no kit policy keeps the 5 facts" if not kit
+                                   else "no LangChain configuration finishes"))
+        return
+    rows, verdicts = [], []
     for i, profile in enumerate(PROFILES):
         best = min(kit, key=lambda r: r[3][i].bill)
-        cheaper = [t for t in finished if t[2][i].bill <= best[3][i].bill]
-        print(f"{profile.name}: the kit's best, {best[1]!r}, bills {best[3][i].bill:,.0f} with "
-              f"5/5 facts; LangChain's finishing configurations bill "
-              f"{min(t[2][i].bill for t in finished):,.0f} to "
-              f"{max(t[2][i].bill for t in finished):,.0f}" if finished else "none finish")
-        for label, run, bills in cheaper:
-            print(f"  cheaper: {label}: {bills[i].bill:,.0f} "
-                  f"({1 - bills[i].bill / best[3][i].bill:.0%} less), facts kept "
-                  f"{len(run.facts_kept)}/5, live question missing from "
-                  f"{run.question_lost} requests")
-        dearer = [t for t in finished if t not in cheaper]
-        if dearer:
-            least = min(t[2][i].bill for t in dearer)
-            print(f"  every other finishing configuration bills at least {least:,.0f} "
-                  f"({least / best[3][i].bill - 1:.0%} more than the kit's best)")
-        whole = [t for t in finished if len(t[1].facts_kept) == 5 and not t[1].question_lost]
-        if whole:
-            least = min(t[2][i].bill for t in whole)
-            print(f"  of those that finish with the 5 facts and the live question in every "
-                  f"request ({len(whole)}), the cheapest bills {least:,.0f}: the kit's best is "
-                  f"{1 - best[3][i].bill / least:.0%} less")
-
+        ours = best[3][i].bill
+        for label, run, bills in sorted(finished, key=lambda t: t[2][i].bill):
+            rows.append([profile.name, label, f"{bills[i].bill:,.0f}",
+                         f"{len(run.facts_kept)}/5", run.question_lost,
+                         f"{best[1]}: {ours:,.0f}", f"{ours / bills[i].bill:.2f}",
+                         f"{1 - ours / bills[i].bill:.0%}"])
+        cheapest = min(finished, key=lambda t: t[2][i].bill)
+        margin = 1 - ours / cheapest[2][i].bill
+        verdicts.append(
+            f"target, {profile.name}: the kit's best, {best[1]!r} (5/5 facts, 0 pair "
+            f"violations, 0 overflows, 0 lost questions), bills {ours:,.0f}; the cheapest "
+            f"finishing LangChain configuration, {cheapest[0]}, bills "
+            f"{cheapest[2][i].bill:,.0f} ({len(cheapest[1].facts_kept)}/5 facts): ratio "
+            f"{ours / cheapest[2][i].bill:.2f}, {'met' if margin > 0 else 'missed'} "
+            f"({abs(margin):.0%} {'less' if margin > 0 else 'more'})")
+    print()
+    print(Table(["cache profile", "LangChain configuration (finishes)", "its bill",
+                 "its facts kept", "its question lost", "the kit's best: bill",
+                 "kit / LangChain", "kit less by"], rows))
+    print("\n".join(verdicts))
 
 if __name__ == "__main__":
     raise SystemExit(main())

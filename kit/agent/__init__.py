@@ -19,12 +19,13 @@ from kit.agent.clearing import ClearToolResults, plan_clearing
 from kit.agent.compaction import CompactInLoop, TaskStateModel, compact_turns, task_state
 from kit.agent.context import AgentContext
 from kit.agent.loop import AgentRun, Ledger, ScriptedModel, run_agent
-from kit.agent.meter import Bill, meter, policies, run_policy
+from kit.agent.meter import Bill, cached_compaction, meter, policies, run_policy
 from kit.agent.pairs import pair_problems
 from kit.agent.trace import FACTS, AgentTrace, long_trace, make_trace, short_trace
 
 __all__ = ["ANTHROPIC", "ANTHROPIC_1H", "OPENAI", "PROFILES", "CacheProfile", "PromptCache",
            "ClearToolResults", "plan_clearing", "CompactInLoop", "TaskStateModel",
            "compact_turns", "task_state", "AgentContext", "AgentRun", "Ledger",
-           "ScriptedModel", "run_agent", "Bill", "meter", "policies", "run_policy",
+           "ScriptedModel", "run_agent", "Bill", "cached_compaction", "meter", "policies",
+           "run_policy",
            "pair_problems", "FACTS", "AgentTrace", "long_trace", "make_trace", "short_trace"]

@@ -19,6 +19,14 @@ stated the missing ones appended); fewer than half, or a model that raised, and 
 rule-based :func:`task_state` writes it (the fallback). The context manager commits the
 result only after it returned (compute, then commit). :class:`TaskStateModel` is the stub
 model of the lesson: it answers the prompt with :func:`task_state`.
+
+What a compaction costs under a prompt cache: the summariser reads what it folds, and the
+next request rewrites everything after the system prompt (the new summary and the kept
+tail). With ``CompactInLoop(cached=True)`` the summariser is billed for the request of
+:func:`fold_request` (the agent's request plus the instruction; the stub reads the same
+messages as the fold prompt), whose prefix the cache already holds: a fold then costs a
+cached read of the context, the summary and the tail written, so folding often with a
+short tail keeps every request small at little cost (:func:`kit.agent.meter.policies`).
 """
 from __future__ import annotations
 
@@ -32,7 +40,7 @@ from kit.messages import Message, render
 from kit.validation import check_int
 
 __all__ = ["CompactInLoop", "Compacted", "split_pairs", "task_state", "compact_turns",
-           "TaskStateModel", "TASK_PROMPT"]
+           "TaskStateModel", "TASK_PROMPT", "fold_request"]
 
 TASK_PROMPT = ("Rewrite the state of this agent's task as a summary: the goal and every "
                "user request verbatim (ids, amounts, dates, constraints, names), the calls "
@@ -43,15 +51,22 @@ _PREVIOUS, _MESSAGES = "Previous summary:", "Messages to fold:"
 @dataclass(frozen=True)
 class CompactInLoop:
     """When to compact: past ``trigger`` (tokens, int >= 0), keeping the newest
-    ``keep_recent`` messages (int >= 0; more when the cut moves back to a call). Raises
-    TypeError/ValueError naming a bad option."""
+    ``keep_recent`` messages (int >= 0; more when the cut moves back to a call).
+    ``cached`` (bool): the summariser's request is the agent's own request with the
+    instruction appended (:func:`fold_request`), so a provider reads its prefix from the
+    prompt cache, as a server-side compaction does; else (the default) it is a prompt of
+    its own, billed at the uncached price. Raises TypeError/ValueError naming a bad
+    option."""
 
     trigger: int = 150_000
     keep_recent: int = 10
+    cached: bool = False
 
     def __post_init__(self) -> None:
         check_int("trigger", self.trigger, 0)
         check_int("keep_recent", self.keep_recent, 0)
+        if not isinstance(self.cached, bool):
+            raise TypeError(f"cached must be a bool, got {self.cached!r:.60}")
 
 
 @dataclass(frozen=True)
@@ -128,6 +143,16 @@ def task_state(previous: str, transcript: str) -> str:
                       f"last call: {last or 'none'}",
                       "open: finish the task; earlier results are not kept (call the tool "
                       "again to see one)"])
+
+
+def fold_request(messages: Sequence[dict], keep_recent: int) -> list[dict]:
+    """The request a cached summariser is sent (chat dicts): the agent's request as it
+    stands (``messages``) and one user message asking for the task state of all but the
+    newest ``keep_recent`` messages. Its prefix is the agent's last request, so a prompt
+    cache reads it; only the messages added since and the instruction are new. A new list."""
+    ask = (f"{TASK_PROMPT} Fold everything above except the newest {keep_recent} messages; "
+           f"reply with the summary only.")
+    return [*messages, {"role": "user", "content": ask}]
 
 
 def _prompt(previous: str, old: Sequence[Message]) -> str:

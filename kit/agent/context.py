@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kit.agent.clearing import ClearToolResults, plan_clearing
-from kit.agent.compaction import TASK_PROMPT, CompactInLoop, TaskStateModel, compact_turns
+from kit.agent.compaction import (TASK_PROMPT, CompactInLoop, TaskStateModel, compact_turns,
+                                  fold_request)
 from kit.messages import AGENT_ROLES, Message, as_chat, make_message, render
 from kit.sizing import SizeRule
 from kit.tokens import Measure, cl100k_tokens
@@ -46,8 +47,10 @@ class AgentContext:
 
     ``trace`` lists the events as dicts (``{"event": "cleared", "results": 3, "saved":
     8123, ...}``); ``summariser_calls`` and ``summariser_tokens`` (the prompts' sizes,
-    from sizes already held) count the compactions' model use. Raises TypeError/ValueError
-    naming a bad argument.
+    from sizes already held) count the compactions' model use; with a ``cached``
+    compaction ``summariser_requests`` holds instead each request the summariser was sent
+    (chat dicts, :func:`~kit.agent.compaction.fold_request`), for the cache meter to bill.
+    Raises TypeError/ValueError naming a bad argument.
     """
 
     name = "agent context"
@@ -78,6 +81,7 @@ class AgentContext:
         self.cleared: set[str] = set()
         self.trace: list[dict] = []
         self.summariser_calls = self.summariser_tokens = 0
+        self.summariser_requests: list[list[dict]] = []
         self._prompt_tokens = self.rule.summary(TASK_PROMPT) if compaction else 0
 
     # -- the protocol ----------------------------------------------------------
@@ -131,7 +135,8 @@ class AgentContext:
         if reused:
             raise ValueError(f"tool call ids {reused} were used before in this run")
         before = (self.turns, self.turn_tokens, self.summary, self.summary_tokens,
-                  self.requests, list(self.waiting), set(self.cleared), len(self.trace))
+                  self.requests, list(self.waiting), set(self.cleared), len(self.trace),
+                  len(self.summariser_requests))
         self.turns.append(message)           # the policies commit new lists, never edit it
         self.turn_tokens += message.tokens
         if role == "tool":
@@ -143,9 +148,10 @@ class AgentContext:
                 self._manage()
         except BaseException:                # a measure failed: the add did not happen
             (self.turns, self.turn_tokens, self.summary, self.summary_tokens, self.requests,
-             self.waiting, self.cleared, events) = before
+             self.waiting, self.cleared, events, asked) = before
             self.turns.pop()                 # the list the message was appended to
             del self.trace[events:]
+            del self.summariser_requests[asked:]
             for call in message.calls:
                 del self.names[call.id]
             raise
@@ -180,15 +186,18 @@ class AgentContext:
                            "first": plan[0][1].call_id, "last": plan[-1][1].call_id})
 
     def _compact(self) -> None:
-        old_tokens = self.turn_tokens
+        old_tokens, asked = self.turn_tokens, self.messages()
         done = compact_turns(self.summary, self.turns, self.compaction.keep_recent,
                              self._counted_summariser, self.requests)
         if done is None:
             return
         before = self.size
         kept_tokens = sum(m.tokens for m in done.kept)
-        self.summariser_tokens += (self._prompt_tokens + self.summary_tokens
-                                   + old_tokens - kept_tokens)
+        if self.compaction.cached:           # billed by the meter, through the cache
+            self.summariser_requests.append(fold_request(asked, self.compaction.keep_recent))
+        else:
+            self.summariser_tokens += (self._prompt_tokens + self.summary_tokens
+                                       + old_tokens - kept_tokens)
         self.summary, self.summary_tokens = done.summary, self.rule.message("user", done.summary)
         self.turns, self.turn_tokens, self.requests = done.kept, kept_tokens, done.requests
         self.trace.append({"event": "compacted", "folded": done.folded, "by": done.by,

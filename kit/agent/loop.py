@@ -123,8 +123,10 @@ class AgentRun:
     window (None if none did: the run finished); ``pair_violations`` and
     ``question_lost``: requests that broke the pair invariant or lost the live question;
     ``model_calls``; ``summariser_calls`` and ``summariser_tokens`` (input tokens the
-    context reports for its own summariser, 0 if it has none); ``facts_kept``: the planted
-    facts in the final context; ``final``: the final ``context()``."""
+    context reports for its own summariser, 0 if it has none); ``summariser_requests``:
+    the requests of a cached summariser (:class:`Request`, timed between the model calls
+    they came between; the meter bills them through the cache); ``facts_kept``: the
+    planted facts in the final context; ``final``: the final ``context()``."""
 
     policy: str
     trace: AgentTrace
@@ -135,6 +137,7 @@ class AgentRun:
     model_calls: int = 0
     summariser_calls: int = 0
     summariser_tokens: int = 0
+    summariser_requests: list = field(default_factory=list)
     facts_kept: tuple = ()
     final: str = ""
     problems: list = field(default_factory=list)
@@ -168,6 +171,20 @@ def run_agent(context: object, trace: AgentTrace, *, policy: str = "", steps: in
     ledger = ledger or Ledger()
     run = AgentRun(policy, trace)
     tools = ledger.size({"role": "system", "content": trace.tool_text()})
+    asked = getattr(context, "summariser_requests", None)
+    seen = 0
+
+    def record(messages: list, step: int, time: float) -> Request:
+        sized = [ledger.size(m) for m in messages]
+        return Request(step, time, (tools[0], *(k for k, _ in sized)),
+                       (tools[1], *(s for _, s in sized)), ("tools", *map(kind_of, messages)))
+
+    def summarised(i: int) -> None:              # a cached summariser's requests so far
+        nonlocal seen
+        for messages in (asked or [])[seen:]:
+            run.summariser_requests.append(record(messages, i, max(0.0, i - 0.5) * trace.seconds))
+        seen = len(asked or [])
+
     question = trace.task
     context.add("user", trace.task)
     count = len(trace.steps) if steps is None else steps
@@ -175,11 +192,9 @@ def run_agent(context: object, trace: AgentTrace, *, policy: str = "", steps: in
         if i == trace.follow_up_at and i < count:
             question = trace.follow_up
             context.add("user", question)
+        summarised(i)
         messages = context.messages()
-        sized = [ledger.size(m) for m in messages]
-        request = Request(i, i * trace.seconds, (tools[0], *(k for k, _ in sized)),
-                          (tools[1], *(s for _, s in sized)),
-                          ("tools", *map(kind_of, messages)))
+        request = record(messages, i, i * trace.seconds)
         run.requests.append(request)
         problems = pair_problems(messages, running=False)
         run.pair_violations += bool(problems)
@@ -195,6 +210,7 @@ def run_agent(context: object, trace: AgentTrace, *, policy: str = "", steps: in
         context.add("assistant", reply["content"], tool_calls=calls or None)
         for call in calls:
             context.add("tool", trace.steps[i].result, call_id=call["id"])
+    summarised(len(run.requests))
     run.final = context.context()
     run.facts_kept = tuple(f for f in trace.facts if f in run.final)
     run.summariser_calls = getattr(context, "summariser_calls", 0)
