@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kit.agent import (ANTHROPIC, OPENAI, AgentContext, ClearToolResults, CompactInLoop,
-                       Ledger, PromptCache, meter, pair_problems, policies, run_agent,
-                       run_policy, short_trace)
+                       Ledger, PromptCache, cached_compaction, meter, pair_problems, policies,
+                       make_trace, run_agent, run_policy, short_trace)
 from kit.agent.cache import ANTHROPIC_1H, Usage
 from kit.agent.compaction import TaskStateModel, split_pairs
 from kit.agent.meter import PLACEMENTS
@@ -232,3 +232,74 @@ def test_an_add_is_all_or_nothing_when_the_measure_fails_in_a_policy():
     broken["on"] = False
     ctx.add("tool", " ".join(["w"] * 30), call_id="c3")
     assert ctx.trace and ctx.size == sum(count_words(m["content"]) for m in ctx.messages()) + 6
+
+
+# -- compaction priced for the cache ----------------------------------------------------
+def test_a_cached_summariser_reads_the_agents_prefix_and_is_billed_through_the_cache():
+    """cached_compaction over the short trace: the targets hold; each fold's request extends
+    the agent's last request, so the cache reads that prefix, and the meter bills it with the
+    agent's requests."""
+    trace, ledger = short_trace(), Ledger()
+    run = run_agent(cached_compaction(trace.window)(trace.system), trace, ledger=ledger)
+    assert (run.finished, run.pair_violations, run.question_lost) == (True, 0, 0)
+    assert run.facts_kept == trace.facts and run.peak <= trace.window // 10 + 4_000
+    asked = run.summariser_requests
+    assert len(asked) == run.summariser_calls > 10 and run.summariser_tokens == 0
+    for fold in asked:
+        last = max((r for r in run.requests if r.time < fold.time), key=lambda r: r.time)
+        assert fold.keys[:len(last.keys)] == last.keys and len(fold.keys) > len(last.keys)
+    for profile in (OPENAI, ANTHROPIC):
+        bill = meter(run, profile)
+        folds = sum(r.tokens for r in asked)
+        assert bill.written + bill.read + bill.uncached == run.sent + folds == \
+            run.sent + bill.summariser
+        assert len(bill.running) == len(run.requests) and bill.running[-1] == bill.bill
+    cache, reads = PromptCache(OPENAI), []          # each fold reads the agent's last request
+    for request in sorted(run.requests + asked, key=lambda r: r.time):
+        usage = cache.send(request.keys, request.sizes, request.time)
+        if request in asked:
+            last = max((r for r in run.requests if r.time < request.time), key=lambda r: r.time)
+            reads.append(usage.read >= last.tokens - OPENAI.step)
+    assert all(reads) and len(reads) == len(asked)
+
+
+def test_cached_compaction_refuses_bad_options():
+    with pytest.raises(TypeError, match="cached must be a bool"):
+        CompactInLoop(cached="yes")
+    with pytest.raises(ValueError, match="window must be >= 10"):
+        cached_compaction(5)
+
+
+def test_a_failed_add_takes_back_the_cached_summarisers_request():
+    broken = {"on": False}
+
+    def measure(text):
+        if broken["on"] and text.startswith("Summary of the task"):
+            raise RuntimeError("tokenizer down")
+        return count_words(text)
+
+    ctx = AgentContext(measure, compaction=CompactInLoop(60, 2, cached=True), count="text")
+    ctx.add("user", "Refund ORD-48213 for Priya Raman")
+    for i in range(1, 4):
+        step(ctx, i, 15)
+    asked = list(ctx.summariser_requests)
+    ctx.add("assistant", "step 4", tool_calls=call(4))
+    broken["on"] = True
+    with pytest.raises(RuntimeError, match="tokenizer down"):
+        ctx.add("tool", " ".join(["w"] * 30), call_id="c4")
+    assert ctx.summariser_requests == asked
+    broken["on"] = False
+    ctx.add("tool", " ".join(["w"] * 30), call_id="c4")
+    assert len(ctx.summariser_requests) == len(asked) + 1
+    fold = ctx.summariser_requests[-1]
+    assert fold[-1]["role"] == "user" and fold[-1]["content"].startswith("Rewrite the state")
+    assert fold[-2] == {"role": "tool", "content": " ".join(["w"] * 30), "tool_call_id": "c4"}
+
+
+def test_a_fold_request_over_the_window_fails_the_run_before_the_next_request():
+    trace = make_trace(12, 3, 600, 6, low=20, high=40)
+    ctx = AgentContext(system=trace.system, compaction=CompactInLoop(
+        trigger=trace.window - 100, keep_recent=2, cached=True))
+    run = run_agent(ctx, trace)
+    assert run.overflow is not None and len(run.requests) == run.overflow
+    assert run.summariser_requests[-1].tokens > trace.window >= run.peak

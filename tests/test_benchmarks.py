@@ -422,9 +422,10 @@ def test_agent_context_benchmark_prints_its_table():
     lines = done.stdout.strip().splitlines()
     assert re.split(r"\s{2,}", lines[0])[:5] == ["trace", "policy", "tokens sent",
                                                  "peak (tokens)", "overflows"]
-    rows = {row[1]: row for row in (re.split(r"\s{2,}", line) for line in lines[2:9])}
-    assert len(rows) == 7 and lines[9].startswith("target: ")
+    rows = {row[1]: row for row in (re.split(r"\s{2,}", line) for line in lines[2:10])}
+    assert len(rows) == 8 and lines[10].startswith("target: ")
     assert rows["full history"][4] == "1 (step 25)" and rows["sliding window"][11] == "1/5"
     assert rows["clearing, clear_at_least"][5] == "149,902 (79%)"
+    assert rows["cached compaction"][4:6] == ["0", "233,327 (42%)"]
     assert rows["floor (append, measure once, drop oldest)"][-1] == "1.00"
     assert "for every managed policy: met" in done.stdout

@@ -17,8 +17,10 @@ cache meter (:mod:`kit.agent.meter`): each distinct message is measured once (a
 the request. It checks the request itself, trusting no size the context reports: over
 the trace's window the run fails (an *overflow*: the provider would refuse it, the run
 stops there); it counts requests that break the pair invariant (:mod:`kit.agent.pairs`)
-and those that lost the live question (the newest user message, verbatim). At the end it
-reports which planted facts the final context still holds.
+and those that lost the live question (the newest user message, verbatim). A cached
+summariser's requests (:func:`kit.agent.compaction.fold_request`) are recorded too, and one
+over the window fails the run the same way. At the end it reports which planted facts the
+final context still holds.
 """
 from __future__ import annotations
 
@@ -125,7 +127,8 @@ class AgentRun:
     ``model_calls``; ``summariser_calls`` and ``summariser_tokens`` (input tokens the
     context reports for its own summariser, 0 if it has none); ``summariser_requests``:
     the requests of a cached summariser (:class:`Request`, timed between the model calls
-    they came between; the meter bills them through the cache); ``facts_kept``: the
+    they came between; the meter bills them through the cache; one over the window is an
+    overflow at the next step); ``facts_kept``: the
     planted facts in the final context; ``final``: the final ``context()``."""
 
     policy: str
@@ -179,11 +182,15 @@ def run_agent(context: object, trace: AgentTrace, *, policy: str = "", steps: in
         return Request(step, time, (tools[0], *(k for k, _ in sized)),
                        (tools[1], *(s for _, s in sized)), ("tools", *map(kind_of, messages)))
 
-    def summarised(i: int) -> None:              # a cached summariser's requests so far
+    def summarised(i: int) -> bool:              # a cached summariser's requests so far
         nonlocal seen
         for messages in (asked or [])[seen:]:
-            run.summariser_requests.append(record(messages, i, max(0.0, i - 0.5) * trace.seconds))
+            fold = record(messages, i, max(0.0, i - 0.5) * trace.seconds)
+            run.summariser_requests.append(fold)
+            if fold.tokens > trace.window and run.overflow is None:
+                run.overflow = i                   # the provider refuses the fold too
         seen = len(asked or [])
+        return run.overflow is not None
 
     question = trace.task
     context.add("user", trace.task)
@@ -192,7 +199,8 @@ def run_agent(context: object, trace: AgentTrace, *, policy: str = "", steps: in
         if i == trace.follow_up_at and i < count:
             question = trace.follow_up
             context.add("user", question)
-        summarised(i)
+        if summarised(i) and stop_on_overflow:
+            break
         messages = context.messages()
         request = record(messages, i, i * trace.seconds)
         run.requests.append(request)
@@ -210,7 +218,7 @@ def run_agent(context: object, trace: AgentTrace, *, policy: str = "", steps: in
         context.add("assistant", reply["content"], tool_calls=calls or None)
         for call in calls:
             context.add("tool", trace.steps[i].result, call_id=call["id"])
-    summarised(len(run.requests))
+    summarised(count + 1)
     run.final = context.context()
     run.facts_kept = tuple(f for f in trace.facts if f in run.final)
     run.summariser_calls = getattr(context, "summariser_calls", 0)
