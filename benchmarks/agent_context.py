@@ -29,7 +29,7 @@ long trace (the grid is in tokens of its 200,000-token window), one row per conf
 the same columns, LangChain's default marked; then, under each profile, the kit's best
 policy that keeps the 5 facts (with 0 pair violations, overflows and lost questions) against
 every configuration that finishes without an overflow: both bills, their ratio, by how
-much; and the target's verdict per profile. About a minute.
+much; and the target's verdict per profile. About 2 minutes more.
 
 Usage: python benchmarks/agent_context.py [--traces short long] [--repeat 1] [--peers]
 """

@@ -27,5 +27,5 @@ __all__ = ["ANTHROPIC", "ANTHROPIC_1H", "OPENAI", "PROFILES", "CacheProfile", "P
            "ClearToolResults", "plan_clearing", "CompactInLoop", "TaskStateModel",
            "compact_turns", "task_state", "AgentContext", "AgentRun", "Ledger",
            "ScriptedModel", "run_agent", "Bill", "cached_compaction", "meter", "policies",
-           "run_policy",
-           "pair_problems", "FACTS", "AgentTrace", "long_trace", "make_trace", "short_trace"]
+           "run_policy", "pair_problems", "FACTS", "AgentTrace", "long_trace", "make_trace",
+           "short_trace"]

@@ -26,7 +26,8 @@ tail). With ``CompactInLoop(cached=True)`` the summariser is billed for the requ
 :func:`fold_request` (the agent's request plus the instruction; the stub reads the same
 messages as the fold prompt), whose prefix the cache already holds: a fold then costs a
 cached read of the context, the summary and the tail written, so folding often with a
-short tail keeps every request small at little cost (:func:`kit.agent.meter.policies`).
+short tail keeps every request small at little cost
+(:func:`kit.agent.meter.cached_compaction`).
 """
 from __future__ import annotations
 

@@ -186,7 +186,8 @@ class AgentContext:
                            "first": plan[0][1].call_id, "last": plan[-1][1].call_id})
 
     def _compact(self) -> None:
-        old_tokens, asked = self.turn_tokens, self.messages()
+        old_tokens = self.turn_tokens
+        asked = self.messages() if self.compaction.cached else None   # before the commit
         done = compact_turns(self.summary, self.turns, self.compaction.keep_recent,
                              self._counted_summariser, self.requests)
         if done is None:

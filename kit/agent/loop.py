@@ -128,8 +128,8 @@ class AgentRun:
     context reports for its own summariser, 0 if it has none); ``summariser_requests``:
     the requests of a cached summariser (:class:`Request`, timed between the model calls
     they came between; the meter bills them through the cache; one over the window is an
-    overflow at the next step); ``facts_kept``: the
-    planted facts in the final context; ``final``: the final ``context()``."""
+    overflow at the next step); ``facts_kept``: the planted facts in the final context;
+    ``final``: the final ``context()``."""
 
     policy: str
     trace: AgentTrace
