@@ -385,6 +385,10 @@ def test_the_new_cases_reach_each_class():
     assert (zero.answer, zero.cited_ids) == (REFUSAL, ())
     blank = checks._kit_turns(by_name["white space around the draft"])[0].result
     assert blank.answer == "Prepaid refunds take 5 working days [1]." != blank.draft
+    compacts = checks._kit_turns(by_name["a history that compacts"])
+    rewrite = [user for system, user in compacts[3].calls if system == REWRITE_SYSTEM]
+    assert "Summary of earlier conversation:" in rewrite[0]           # turn 4 sees the summary
+    assert not any("Summary of" in user for t in compacts[:3] for _, user in t.calls)
 
 
 @pytest.mark.parametrize("right", [OwnRewriteBot, PlanThenCommitBot],

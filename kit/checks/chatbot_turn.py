@@ -32,7 +32,7 @@ draft).
 
 The checker replays scripted conversations (:class:`kit.llm.ScriptedLLM`,
 :class:`kit.llm.FailingLLM`, the keyword retriever over the two refund chunks, a
-summary memory of budget 500 per session) through the kit's own
+summary memory of budget 500 per session, 40 in one case) through the kit's own
 :class:`~kit.rag.chatbot.Chatbot` and through the learner's class, and compares turn by
 turn: the model calls (system prompt and user message), the queries sent to retrieval,
 the exception raised, the returned fields, when memory was written and what every
@@ -40,7 +40,8 @@ session's memory holds; at the end of each case it reads every turn's result aga
 must not have changed). The cases: the lesson's "and for COD?" trace, a rewrite that
 raises (a timeout, then another error), a search that raises, a junk and an empty
 rewrite, failing answer calls, refusals, a marker ``[0]``, a draft with white space
-around it, two sessions, two chunks cited at once, ``top_k=1``, then 12 random
+around it, two sessions, two chunks cited at once, ``top_k=1``, a memory that compacts
+(the history is its context(), summary included), then 12 random
 conversations (seed 7). Each
 failure names the case and the turn. Deterministic, offline, well under a second.
 
@@ -97,6 +98,8 @@ class _Case:
     part: str = "correctness"       # the rubric part that runs it (see check_chatbot_turn)
     error: type = TimeoutError
     search_fails: frozenset[int] = frozenset()
+    memory_budget: int = 500        # each session memory's budget (cl100k tokens)
+    keep_recent: int = 6            # and its keep_recent (messages)
 
 
 _CASES = [
@@ -134,6 +137,15 @@ _CASES = [
           "one run of markers [1][2] cites two chunks: memory keeps '(sources: c1, c2)'"),
     _Case("top_k=1", (("s1", PREPAID),), COD_REPLIES[:1],
           "top_k=1: the search returns one chunk, c1", top_k=1),
+    _Case("a history that compacts",
+          (("s1", PREPAID), ("s1", COD), ("s1", "and for prepaid?"), ("s1", COD)),
+          (COD_REPLIES[0], "cash-on-delivery refund", "They are paid as store credit [1].",
+           "prepaid refund", "Five working days [1].", "cash-on-delivery refund",
+           "Store credit [1]."),
+          "the session's memory (budget 40 tokens, keep_recent=2) compacts while saving "
+          "turn 3: from then on its context() holds a summary and the newest turns, and that "
+          "is the history the rewrite and the answer prompt get", memory_budget=40,
+          keep_recent=2),
     _Case("a rewrite call that raises ConnectionError", (("s1", PREPAID), ("s1", LONG_COD)),
           (COD_REPLIES[0], STORE_CREDIT),
           "turn 2's rewrite call fails with ConnectionError, not a timeout: any failure of "
@@ -205,11 +217,13 @@ class _Retriever:
 
 
 class _Memory(SummaryMemory):
-    """A session memory (summary memory, budget 500). Logs each add with the number of
-    model calls that had ended by then and the session whose ask was running."""
+    """A session memory (summary memory, the case's budget and keep_recent: 500 and 6 but
+    in one case). Logs each add with the number of model calls that had ended by then and
+    the session whose ask was running."""
 
     def __init__(self, run: _Run) -> None:
-        super().__init__(fact_listing_summariser, budget=500)
+        super().__init__(fact_listing_summariser, budget=run.case.memory_budget,
+                         keep_recent=run.case.keep_recent)
         self.run, self.log = run, []
 
     def add(self, role: str, content: str, **kwargs: object) -> None:
@@ -464,7 +478,11 @@ def _compare_rewrite(label: str, question: str, session: str, want: _Turn, got: 
               "rewrite_query(llm, memory.context(), question)")
     for (_, want_user), (_, got_user) in zip(want_rw, got_rw):
         if got_user != want_user:
+            compacted = any(m.summary for m in run.made if any(e[3] == session for e in m.log))
             hint = (_OTHER if _other_session(got_user, session, run) else
+                    "the history is the session memory's context(), which holds a summary "
+                    "once the memory compacts: read it from the memory on every turn, not "
+                    "from a transcript of your own" if compacted else
                     "call llm(REWRITE_SYSTEM, build_rewrite_prompt(history, question)) with "
                     "history = this session's memory.context() (rewrite_query does)")
             want_line, got_line = _line_diff(want_user, got_user)
@@ -528,7 +546,8 @@ def _compare_answer_call(label: str, question: str, session: str, want: _Turn, g
                     "rewritten query")
         elif _history_of(got_user) != _history_of(want_user):
             hint = ("the answer prompt starts with this session's history, "
-                    "memory.context(), read before the turn")
+                    "memory.context(), read before the turn (a summary and the newest turns "
+                    "once the memory compacts)")
         else:
             hint = "build the user message with build_answer_prompt(history, chunks, question)"
         want_line, got_line = _line_diff(want_user, got_user)
@@ -757,8 +776,9 @@ def _check_part(cls: object, part: str) -> int:
 
 
 def check_chatbot_turn_correctness(cls: object) -> int:
-    """The lesson's "and for COD?" trace, two sessions, two chunks cited at once and
-    ``top_k=1``, compared turn by turn with the kit's Chatbot. Returns the turns (7)."""
+    """The lesson's "and for COD?" trace, two sessions, two chunks cited at once,
+    ``top_k=1`` and a session memory that compacts (its context() then holds a summary),
+    compared turn by turn with the kit's Chatbot. Returns the turns (11)."""
     return _check_part(cls, "correctness")
 
 
@@ -820,6 +840,16 @@ RULES = (
     (r"should raise|raised", "an error of the answer call or of the search propagates out of "
                              "ask, every memory as it was; a rewrite call that raises any "
                              "exception falls back to the raw question"),
+    (r"send the rewrite call a user message", "the rewrite call's user message is "
+                                              "build_rewrite_prompt(history, question), history "
+                                              "= this session's memory.context() read before "
+                                              "the turn (a summary and the newest turns once "
+                                              "the memory compacts)"),
+    (r"send the answer call a user message", "the answer call's user message is "
+                                             "build_answer_prompt(history, chunks, question): "
+                                             "this session's memory.context() read before the "
+                                             "turn, the chunks numbered from [1], the user's "
+                                             "own question"),
     (r"should leave session \S+ memory with", "after the turn's model calls returned and "
                                               "the guardrail decided, the session's memory "
                                               "gets the question and the answer the user got, "

@@ -349,3 +349,31 @@ class DraftNotStripped(_Turn):
         if verdict.passed:
             verdict = GuardrailResult(True, draft, verdict.reason)
         return verdict, cited
+
+
+@mistake(MECHANISM, "history-from-own-transcript",
+         "keeps its own transcript of each session and formats the history from it, "
+         "writing to the memory only for the record",
+         "the memory's compaction never reaches the prompts: they grow with the whole "
+         "conversation, past the budget the memory keeps",
+         "not from a transcript of your own")
+class HistoryFromOwnTranscript(_Turn):
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        super().__init__(retriever, llm, memory_factory, top_k)
+        self.transcripts = {}                         # session id -> [(role, text)]
+
+    def ask(self, session_id, question):
+        memory, lines = self.memory(session_id), self.transcripts.setdefault(session_id, [])
+        history = "\n".join(f"{role}: {text}" for role, text in lines)
+        query = self.query(history, question)
+        chunks = self.retriever.search(query, self.top_k)
+        if chunks:
+            verdict, cited, _ = self.answer(history, chunks, question, query)
+        else:
+            verdict, cited = refuse(NOTHING_RETRIEVED), ()
+        saved = self.saved(verdict.answer, chunks)
+        memory.add("user", question)
+        memory.add("assistant", saved)
+        lines += [("user", question), ("assistant", saved)]
+        return {"answer": verdict.answer, "query": query,
+                "chunk_ids": [c.id for c in chunks], "cited_ids": list(cited)}
