@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from kit.openai_compat import OpenAICompatibleModel
 from kit.trace import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the sibling benchmark parts
+from progress import progress  # noqa: E402  benchmarks/progress.py: tqdm on stderr
 
 KEY = "sk-bench-0123456789abcdef"      # not a real key; the servers look for it
 DEADLINE = 2.0                         # seconds, every call's deadline=
@@ -189,7 +194,8 @@ def scenarios() -> list[dict]:
             ("200 MB body without a length", _stream(200 * MB, declared=False), {}),
             ("invalid UTF-8", _invalid_utf8, {}),
         ]
-        rows = [_call(name, write, elsewhere, **args) for name, write, args in cases]
+        rows = [_call(name, write, elsewhere, **args)
+                for name, write, args in progress(cases, "hostile servers")]
         rows.append(_key_in_url(elsewhere))
     return rows
 

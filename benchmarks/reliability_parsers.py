@@ -17,8 +17,10 @@ import argparse
 import gc
 import json
 import random
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from kit.extractive import fact_kinds, split_sentences
 from kit.hierarchical.prompts import build_batch_prompt, parse_batch_prompt
@@ -36,6 +38,9 @@ from kit.rag.stub_models import context_chunks
 from kit.structured import StructuredSummary, cap_structured, structured_stub
 from kit.tokens import cl100k_tokens, count_words, tiktoken_counter
 from kit.trace import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the sibling benchmark parts
+from progress import progress  # noqa: E402  benchmarks/progress.py: tqdm on stderr
 
 SIZES = (100_000, 1_000_000)     # characters of input, about
 MAX_RATIO = 20
@@ -129,7 +134,7 @@ def ratios(repeat: int = 3) -> list[dict]:
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"repeat must be an int >= 1, got {repeat!r}")
     rows = []
-    for name, (make, call) in PARSERS.items():
+    for name, (make, call) in progress(list(PARSERS.items()), "parsers"):
         small, large = make(SIZES[0]), make(SIZES[1])
         call(small), call(large)                              # warm up
         t_small = best_seconds(call, small, repeat + 2)       # the short one is noisier

@@ -42,6 +42,9 @@ from kit.store import StoreError, TranscriptStore
 from kit.tokens import count_words
 from kit.trace import Table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the sibling benchmark parts
+from progress import progress  # noqa: E402  benchmarks/progress.py: tqdm on stderr
+
 __all__ = ["kills", "main", "turn", "POINTS"]
 
 POINTS = ("acks", "compaction", "locked")   # where a round's kill lands, in rotation
@@ -213,7 +216,7 @@ def kills(n: int = 60, seed: int = 0, workdir: str | os.PathLike | None = None) 
               "in_compaction": 0, "while_locked": 0, "refused": 0}
     with tempfile.TemporaryDirectory(dir=workdir) as folder:
         path = str(Path(folder) / "chat.db")
-        for i in range(n):
+        for i in progress(range(n), "kill rounds"):
             point = POINTS[i % len(POINTS)]
             result["refused"] += _round(path, point, rng, acked)["refused"]
             result["kills"] += 1

@@ -71,6 +71,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -80,6 +81,9 @@ from kit.serve.service import SERVICE_BUDGET, ChatService, demo_chatbot, service
 from kit.serve.backends import open_store
 from kit.serve.workers import start_workers
 from kit.trace import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the sibling benchmark parts
+from progress import progress  # noqa: E402  benchmarks/progress.py: tqdm on stderr
 
 STORES = ("sqlite", "redis")
 NO_COMPACTION = 1_000_000          # tokens: a budget no session reaches
@@ -313,7 +317,7 @@ def latency_table(args, sessions, prefixes: dict[str, str | None], skipped: str
         ok &= good == len(sessions)
         rows.append([store, "floor (in-process)", f"{floor.throughput:.1f}", ms(floor.p(50)),
                      ms(floor.p(95)), "1.00", "1.00", "0", f"{good}/{len(sessions)}"])
-        for n in args.workers:
+        for n in progress(args.workers, f"latency runs ({store})"):
             spec = f"{prefix}w{n}"
             run = serve_run(n, spec, sessions, args.clients, delay)
             good = in_order(spec, run, sessions)
@@ -331,31 +335,32 @@ def latency_table(args, sessions, prefixes: dict[str, str | None], skipped: str
 def compaction_table(args, sessions, prefix: str) -> tuple[Table, list[str], bool]:
     """Table 2, its verdict lines and whether every order check passed."""
     rows, verdicts, ok = [], [], True
-    for n in sorted({min(args.workers), max(args.workers)}):
-        for pause in (args.pause, 0.0):
-            p95 = {}
-            for compaction, budget in (("no", NO_COMPACTION), ("yes", args.budget)):
-                spec = f"{prefix}c{n}-{'paced' if pause else 'at-once'}-{compaction}"
-                run = serve_run(n, spec, sessions, args.clients,
-                                ["--model-delay", str(args.model_delay), "--budget",
-                                 str(budget), "--summary-delay", str(args.summary_delay)],
-                                pause)
-                good = in_order(spec, run, sessions)
-                ok &= good == len(sessions) and not run.failed
-                p95[compaction] = run.p(95)
-                rows.append([str(n), f"{ms(pause)} ms" if pause else "at once", compaction,
-                             f"{budget:,}",
-                             f"{compacted_turns(spec, sessions)}/{len(run.latencies)}",
-                             f"{run.throughput:.1f}", ms(run.p(50)), ms(p95[compaction]),
-                             f"{p95[compaction] / p95['no']:.2f}", ms(run.p(50, "gaps")),
-                             str(len(run.failed)), f"{good}/{len(sessions)}"])
-            if pause:
-                within = p95["yes"] <= TOLERANCE[0] * p95["no"] + TOLERANCE[1]
-                verdicts.append(
-                    f"{n} worker{'s' if n > 1 else ''}, next turn {ms(pause)} ms after the "
-                    f"reply: reply p95 {ms(p95['yes'])} ms with compaction, {ms(p95['no'])} "
-                    f"ms without: {'within' if within else 'NOT within'} "
-                    f"{TOLERANCE[0]:g}x + {TOLERANCE[1] * 1e3:g} ms")
+    cells = [(n, pause) for n in sorted({min(args.workers), max(args.workers)})
+             for pause in (args.pause, 0.0)]
+    for n, pause in progress(cells, "compaction runs"):
+        p95 = {}
+        for compaction, budget in (("no", NO_COMPACTION), ("yes", args.budget)):
+            spec = f"{prefix}c{n}-{'paced' if pause else 'at-once'}-{compaction}"
+            run = serve_run(n, spec, sessions, args.clients,
+                            ["--model-delay", str(args.model_delay), "--budget",
+                             str(budget), "--summary-delay", str(args.summary_delay)],
+                            pause)
+            good = in_order(spec, run, sessions)
+            ok &= good == len(sessions) and not run.failed
+            p95[compaction] = run.p(95)
+            rows.append([str(n), f"{ms(pause)} ms" if pause else "at once", compaction,
+                         f"{budget:,}",
+                         f"{compacted_turns(spec, sessions)}/{len(run.latencies)}",
+                         f"{run.throughput:.1f}", ms(run.p(50)), ms(p95[compaction]),
+                         f"{p95[compaction] / p95['no']:.2f}", ms(run.p(50, "gaps")),
+                         str(len(run.failed)), f"{good}/{len(sessions)}"])
+        if pause:
+            within = p95["yes"] <= TOLERANCE[0] * p95["no"] + TOLERANCE[1]
+            verdicts.append(
+                f"{n} worker{'s' if n > 1 else ''}, next turn {ms(pause)} ms after the "
+                f"reply: reply p95 {ms(p95['yes'])} ms with compaction, {ms(p95['no'])} "
+                f"ms without: {'within' if within else 'NOT within'} "
+                f"{TOLERANCE[0]:g}x + {TOLERANCE[1] * 1e3:g} ms")
     table = Table(["workers", "next turn", "compaction", "budget (tokens)", "turns compacted",
                    "turns/s", "reply p50 (ms)", "reply p95 (ms)", "p95 / without",
                    "next turn after (ms, p50)", "failed", "turn logs in order"], rows,
@@ -412,7 +417,7 @@ def slow_table(args, sessions, prefix: str) -> tuple[Table, str, bool]:
             closes.extend(await asyncio.gather(*slowpokes))
             run.turns_seen = {s[len(name):]: t for s, t in run.turns_seen.items()}
             return run
-        for name, slow in (("alone", 0), ("beside", args.slow)):
+        for name, slow in progress([("alone", 0), ("beside", args.slow)], "slow-client runs"):
             run = asyncio.run(load(name, slow))
             p95[name] = run.p(95)
             ok &= not run.failed

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -429,3 +431,17 @@ def test_agent_context_benchmark_prints_its_table():
     assert rows["cached compaction"][4:6] == ["0", "233,327 (42%)"]
     assert rows["floor (append, measure once, drop oldest)"][-1] == "1.00"
     assert "for every managed policy: met" in done.stdout
+
+
+@pytest.mark.parametrize("name", ["serve_load", "reliability", "reliability_http",
+                                  "reliability_parsers", "reliability_store"])
+def test_the_long_service_and_reliability_benchmarks_show_progress(name):
+    """Each runs longer than 10 s at full size: its outer loop goes through progress(),
+    imported from benchmarks/progress.py (tqdm on standard error, never in the table)."""
+    import ast
+    tree = ast.parse((ROOT / "benchmarks" / f"{name}.py").read_text(encoding="utf-8"))
+    imported = any(isinstance(node, ast.ImportFrom) and node.module == "progress"
+                   and [a.name for a in node.names] == ["progress"] for node in tree.body)
+    loops = [node for node in ast.walk(tree) if isinstance(node, (ast.For, ast.comprehension))
+             and isinstance(node.iter, ast.Call) and getattr(node.iter.func, "id", "") == "progress"]
+    assert imported and loops, name

@@ -230,7 +230,7 @@ class NoAsk:
     (ChunksNotIds, ["chunk_ids should be a list of chunk ids", "c.id"]),
     (OneArgumentModel, ["chat model", "two strings"]),
     (WrapsTheError, ["should raise TimeoutError", "got RuntimeError",
-                     "Rule: a model error in the answer call propagates out of ask"]),
+                     "Rule: an error of the answer call or of the search propagates out of ask"]),
     (IgnoresTopK, ["top_k=1", "k=1", "Rule: retriever.search(query, top_k)"]),
     (OwnMarkerIds, ["two chunks cited", "(sources: c1, c2)", "markers_to_ids"]),
     (NoAsk, ["has no ask method"]),
@@ -327,3 +327,94 @@ def test_citations_taken_from_the_final_answer_are_not_blamed_on_another_mistake
 
     message = str(rejects(check_chatbot_turn, CitesTheAnswer))
     assert blamed(message, "chatbot turn") == [], message
+
+
+# -- the classes the scripted cases once missed (issue 23) ------------------------------------
+class SharesTheIdList(OwnRewriteBot):
+    """Returns one chunk_ids list, cleared and refilled on every ask (not registered)."""
+
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        super().__init__(retriever, llm, memory_factory, top_k)
+        self.ids = []
+
+    def ask(self, session_id, question):
+        reply = super().ask(session_id, question)
+        self.ids[:] = reply.chunk_ids
+        return {**vars(reply), "chunk_ids": self.ids}
+
+
+class SearchErrorAsRuntimeError(OwnRewriteBot):
+    """Wraps a failing search in its own RuntimeError (not registered)."""
+
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        class Wrapped:
+            def search(self, query, k):
+                try:
+                    return retriever.search(query, k)
+                except ConnectionError as exc:
+                    raise RuntimeError("search failed") from exc
+        super().__init__(Wrapped(), llm, memory_factory, top_k)
+
+
+class RewriteFallbackOnOSError(OwnRewriteBot):
+    """Falls back on OSError only (ConnectionError and TimeoutError are OSErrors): right on
+    these cases, so it passes: the checker does not demand `except Exception`."""
+
+    def standalone(self, history, question):
+        if not history.strip():
+            return question
+        try:
+            reply = self.llm(REWRITE_SYSTEM, build_rewrite_prompt(history, question))
+        except OSError:
+            return question
+        query, _ = clean_query(reply)
+        return question if query is None else query
+
+
+def test_the_new_cases_reach_each_class():
+    """A search that raises after a rewrite call, a rewrite failing with another error than
+    a timeout, a draft citing [0] and a draft with white space around it."""
+    by_name = {case.name: case for case in checks._CASES}
+    search = checks._kit_turns(by_name["a search that raises"])
+    assert [type(t.error) for t in search] == [type(None), ConnectionError, type(None)]
+    assert search[1].search_failed and [c[0] for c in search[1].calls] == [REWRITE_SYSTEM]
+    assert search[1].memories == search[0].memories              # nothing saved
+    other = checks._kit_turns(by_name["a rewrite call that raises ConnectionError"])[1]
+    assert other.error is None and other.result.rewrite.reason.startswith("rewrite call failed")
+    zero = checks._kit_turns(by_name["a marker [0]"])[0].result
+    assert (zero.answer, zero.cited_ids) == (REFUSAL, ())
+    blank = checks._kit_turns(by_name["white space around the draft"])[0].result
+    assert blank.answer == "Prepaid refunds take 5 working days [1]." != blank.draft
+    compacts = checks._kit_turns(by_name["a history that compacts"])
+    rewrite = [user for system, user in compacts[3].calls if system == REWRITE_SYSTEM]
+    assert "Summary of earlier conversation:" in rewrite[0]           # turn 4 sees the summary
+    assert not any("Summary of" in user for t in compacts[:3] for _, user in t.calls)
+
+
+@pytest.mark.parametrize("right", [OwnRewriteBot, PlanThenCommitBot],
+                         ids=["own-rewrite", "plan-then-commit"])
+def test_right_answers_return_results_that_later_turns_leave_alone(right):
+    case = checks._CASES[0]
+    run = checks._Run(case)
+    bot = checks._build(right, run)
+    first = bot.ask(*case.turns[0])
+    kept = dict(vars(first)) if not isinstance(first, dict) else dict(first)
+    bot.ask(*case.turns[1])
+    again = dict(vars(first)) if not isinstance(first, dict) else dict(first)
+    assert again == kept and list(kept["chunk_ids"]) == ["c1", "c2"]
+
+
+def test_a_fallback_on_os_errors_passes(passes):
+    passes(check_chatbot_turn, RewriteFallbackOnOSError, NAME)
+
+
+@pytest.mark.parametrize("wrong, hints", [
+    (SharesTheIdList, ["the COD trace, turn 1 should still return chunk_ids=('c1', 'c2')",
+                       "Rule: ask returns a new result on every call"]),
+    (SearchErrorAsRuntimeError, ["a search that raises, turn 2", "should raise ConnectionError",
+                                 "got RuntimeError"]),
+])
+def test_unregistered_answers_of_the_new_classes_get_the_rule(wrong, hints, rejects):
+    from kit.checks.hints import blamed
+    message = str(rejects(check_chatbot_turn, wrong, *hints))
+    assert blamed(message, NAME) == [], message

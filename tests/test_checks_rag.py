@@ -50,6 +50,7 @@ accepts_past_end = parse_with(in_range=lambda n, size: n >= 1)
 no_dedupe = parse_with(dedupe=False)
 sorts = parse_with(sort=True)
 chunk_indexes = parse_with(shift=-1)                                          # n - 1
+loose_group = parse_with(re.compile(r"(?<![\w)])\[([\d,\s]+)\](?!\()"))     # reads [2,], [1 2]
 
 
 def only_valid(answer, n_chunks):
@@ -97,6 +98,7 @@ def test_a_tuple_of_tuples_passes_too(passes):
     (no_dedupe, "each number once"),
     (sorts, "first-seen order"),
     (chunk_indexes, "0-based"),
+    (loose_group, "[1,] is not a marker: a group is whole numbers"),
     (invalid_not_deduped, "each number once"),
     (only_valid, "tuple (valid, invalid)"),
     (as_strings, "as ints"),

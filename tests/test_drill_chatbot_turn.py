@@ -40,8 +40,8 @@ def test_right_answers_pass_every_category(right):
     report = run(DRILL.name, answer() if right == "model solution" else Chatbot)
     assert report.passed, report.text()
     assert [(c, ok, d) for c, ok, d in report.rows] == [
-        ("correctness", True, "7 cases"), ("failure safety", True, "6 cases"),
-        ("edge cases", True, "7 cases"), ("complexity", True, "60 cases")]
+        ("correctness", True, "11 cases"), ("failure safety", True, "11 cases"),
+        ("edge cases", True, "9 cases"), ("complexity", True, "60 cases")]
 
 
 WRONG = mistakes(DRILL.mechanism)
@@ -52,7 +52,11 @@ WRONG = mistakes(DRILL.mechanism)
     ("model-error-swallowed", "failure safety"), ("junk-rewrite-used", "edge cases"),
     ("any-marker-passes", "edge cases"), ("draft-saved-before-guardrail", "edge cases"),
     ("rewrite-on-first-turn", "complexity"), ("answer-call-with-no-chunks", "complexity"),
-    ("one-memory-for-all-sessions", "correctness"), ("marker-as-index", "correctness")])
+    ("one-memory-for-all-sessions", "correctness"), ("marker-as-index", "correctness"),
+    ("rewrite-fallback-on-timeout-only", "failure safety"),
+    ("search-error-swallowed", "failure safety"), ("marker-zero-passes", "edge cases"),
+    ("draft-not-stripped", "edge cases"), ("result-reused", "correctness"),
+    ("history-from-own-transcript", "correctness")])
 def test_mistakes_fail_the_category_they_belong_to(name, category):
     wrong = next(m for m in WRONG if m.name == name)
     rows = {c: (ok, detail) for c, ok, detail in run(DRILL.name, wrong.answer).rows}

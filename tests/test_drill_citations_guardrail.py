@@ -115,3 +115,87 @@ def test_an_unregistered_mistake_gets_the_rule_and_no_other_mistakes_hint():
     ok, detail = rows["correctness"]
     assert not ok and "Rule: " in detail and "Hint:" not in detail, detail
     assert blamed(detail, DRILL.mechanism) == [], detail
+
+
+# -- a second right design, and the classes the cases once missed (issue 23) -----------------
+def scanning_answer(draft, chunks):
+    """A hand scanner, no regex: one index that only moves forward; a group is '[', whole
+    numbers with a comma between each two (spaces around them), ']'."""
+    numbers, i, n = [], 0, len(draft)
+
+    def spaces(j):
+        while j < n and draft[j] == " ":
+            j += 1
+        return j
+
+    while i < n:
+        if draft[i] != "[":
+            i += 1
+            continue
+        j, group = spaces(i + 1), []
+        while True:
+            start = j
+            while j < n and draft[j].isdecimal():
+                j += 1
+            if j == start:
+                break
+            digits = draft[start:j].lstrip("0") or "0"
+            group.append(int(digits) if len(digits) <= 9 else 10 ** 9)
+            j = spaces(j)
+            if j < n and draft[j] == ",":
+                j = spaces(j + 1)
+                continue
+            if j < n and draft[j] == "]":
+                numbers += group
+                j += 1
+            break
+        i = max(j, i + 1)
+    ids = []
+    for number in numbers:
+        if not 1 <= number <= len(chunks):
+            return REFUSAL, []
+        if chunks[number - 1].id not in ids:
+            ids.append(chunks[number - 1].id)
+    return (draft.strip(), ids) if ids and draft.strip() else (REFUSAL, [])
+
+
+@pytest.mark.parametrize("right", [scanning_answer, expected_answer],
+                         ids=["hand-scanner", "kit-parser"])
+def test_other_right_designs_pass_every_category(right):
+    report = run(DRILL.name, right)
+    assert report.passed, report.text()
+
+
+def test_a_bracket_that_is_no_group_is_text():
+    chunks = [Chunk("c1", "a", "a.md"), Chunk("c2", "b", "b.md")]
+    for draft in ("Store credit [2,].", "See [,1] and [1 2] and [1,,2]."):
+        assert expected_answer(draft, chunks) == (REFUSAL, [])
+    loose = next(m.answer for m in WRONG if m.name == "loose-group")
+    assert loose("Store credit [2,].", chunks) == ("Store credit [2,].", ["c2"])
+
+
+def cached_by_draft():
+    """Keeps each draft's answer and returns it for the same draft with other chunks."""
+    cache = {}
+
+    def guarded_answer(draft, chunks):
+        if draft not in cache:
+            cache[draft] = expected_answer(draft, chunks)
+        return cache[draft]
+    return guarded_answer
+
+
+def test_a_list_kept_across_calls_is_caught_and_the_run_repeats():
+    shared = next(m for m in WRONG if m.name == "shared-ids-list")
+    first, second = run(DRILL.name, shared.answer), run(DRILL.name, shared.answer)
+    assert first.text() == second.text() and not first.passed
+    failed = {c: d for c, ok, d in first.rows if not ok}
+    assert "failure safety" in failed and shared.hint in failed["failure safety"]
+    assert shared.answer("No citation.", []) == (REFUSAL, [])    # put back after each run
+
+
+def test_an_answer_cached_by_draft_gets_no_other_mistakes_hint():
+    from kit.checks.hints import blamed
+    report = run(DRILL.name, cached_by_draft())
+    failed = [d for _, ok, d in report.rows if not ok]
+    assert failed and all(blamed(d, DRILL.mechanism) == [] for d in failed), failed

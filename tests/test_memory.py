@@ -137,12 +137,27 @@ def test_bad_messages_raise_and_change_nothing(factory):
     ({"budget": -5}, ValueError, "got -5"),
     ({"budget": 2.5}, TypeError, "budget must be an int"),
     ({"keep_recent": -2}, ValueError, "keep_recent must be >= 0, got -2"),
-    ({"keep_recent": 3}, ValueError, "keep_recent must be even.*got 3"),
+    ({"keep_recent": 2.0}, TypeError, "keep_recent must be an int"),
     ({"budget": 3, "system": "a long system prompt"}, ValueError, "leaves no room"),
 ])
 def test_bad_summary_memory_arguments(kwargs, error, text):
     with pytest.raises(error, match=text):
         SummaryMemory(fact_listing_summariser, measure=count_words, **kwargs)
+
+
+def test_an_odd_keep_recent_follows_the_same_split():
+    """keep_recent=1: a compaction after a reply moves the split back to its question (2
+    turns stay); one after a question keeps that question alone. The rule the
+    summary-memory checker tests with keep_recent 1 and 3."""
+    memory = SummaryMemory(lambda prompt: "earlier", budget=12, keep_recent=1,
+                           measure=count_words)
+    question, reply = "two words", "a reply of six words here"
+    kept = []
+    for role, text in [("user", question), ("assistant", reply)] * 3 + [("user", "w " * 12)]:
+        memory.add(role, text)
+        kept.append([t.number for t in memory.turns])
+    assert kept == [[1], [1, 2], [1, 2, 3], [3, 4], [3, 4, 5], [5, 6], [7]]
+    assert memory.compactions == 3 and memory.size == 13      # keep_recent wins at the end
 
 
 def test_bad_window_arguments():

@@ -59,8 +59,10 @@ def test_explore_summary_logic():
     # stub keeps every word, so the size stays that of the full history
     assert memory.compactions == 3 and memory.turns == []
     assert sizes["summary memory"] == [7, 11, 19, 26] and memory.summary_tokens == 26
-    with pytest.raises(ValueError, match="keep_recent must be even"):
-        explore_summary(LAPTOP_TURNS, budget=20, keep_recent=1)
+    # an odd keep_recent follows the same split: message 4 is a reply, so the split moves
+    # back to its question and messages 3-4 stay, as with keep_recent=2
+    _, sizes, memory = explore_summary(LAPTOP_TURNS, budget=20, keep_recent=1)
+    assert [t.number for t in memory.turns] == [3, 4] and memory.compactions == 1
 
 
 def test_plots_draw_one_line_per_strategy():

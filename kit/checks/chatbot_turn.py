@@ -14,26 +14,35 @@
 ``ask(session_id, question)`` answers one turn, as :meth:`kit.rag.chatbot.Chatbot.ask`:
 history = the session memory's ``context()``; the standalone query by
 ``rewrite_query(llm, history, question)`` (no call on the first turn; the raw question
-when the call raises or the reply is junk); ``retriever.search(query, top_k)``; nothing
+when the call raises any exception or the reply is junk); ``retriever.search(query,
+top_k)``; nothing
 retrieved: ``refuse(NOTHING_RETRIEVED)`` with no model call; else one call
 ``llm(SYSTEM_PROMPT, build_answer_prompt(history, chunks, question))``, then
-``check_citations(draft, parse_citations(draft, chunks))``. Only then the memory gets
+``check_citations(draft, parse_citations(draft, chunks))`` (marker ``[n]`` is
+``chunks[n - 1]``: ``[0]`` names no chunk; the answer is the draft stripped of the white
+space around it). Only then the memory gets
 ``add("user", question)`` and ``add("assistant", markers_to_ids(answer, chunks))``,
 the refusal included. An exception of the model's answer call (or of the retriever)
-propagates, with every memory as it was. ``ask`` returns a dict (or any object with
-these attributes, such as :class:`kit.rag.chatbot.Answer`): ``answer`` (str, what the
-user sees), ``query`` (str, sent to retrieval), ``chunk_ids`` (retrieved, rank order)
-and ``cited_ids`` (``parse_citations(draft, chunks).chunk_ids``, empty with no draft).
+propagates, with every memory as it was (a failed search is not "nothing retrieved").
+``ask`` returns a new dict on every call (or any object with these attributes, such as
+:class:`kit.rag.chatbot.Answer`), which later asks leave as it was: ``answer`` (str,
+what the user sees), ``query`` (str, sent to retrieval), ``chunk_ids`` (retrieved, rank
+order) and ``cited_ids`` (``parse_citations(draft, chunks).chunk_ids``, empty with no
+draft).
 
 The checker replays scripted conversations (:class:`kit.llm.ScriptedLLM`,
 :class:`kit.llm.FailingLLM`, the keyword retriever over the two refund chunks, a
-summary memory of budget 500 per session) through the kit's own
+summary memory of budget 500 per session, 40 in one case) through the kit's own
 :class:`~kit.rag.chatbot.Chatbot` and through the learner's class, and compares turn by
 turn: the model calls (system prompt and user message), the queries sent to retrieval,
 the exception raised, the returned fields, when memory was written and what every
-session's memory holds. The cases: the lesson's "and for COD?" trace, a rewrite that
-raises, a junk and an empty rewrite, failing answer calls, refusals, two sessions,
-two chunks cited at once, ``top_k=1``, then 12 random conversations (seed 7). Each
+session's memory holds; at the end of each case it reads every turn's result again (it
+must not have changed). The cases: the lesson's "and for COD?" trace, a rewrite that
+raises (a timeout, then another error), a search that raises, a junk and an empty
+rewrite, failing answer calls, refusals, a marker ``[0]``, a draft with white space
+around it, two sessions, two chunks cited at once, ``top_k=1``, a memory that compacts
+(the history is its context(), summary included), then 12 random
+conversations (seed 7). Each
 failure names the case and the turn. Deterministic, offline, well under a second.
 
 The cases come in four parts, one per rubric category of the drill ``chatbot-turn``
@@ -77,7 +86,8 @@ _MISSING = object()
 @dataclass(frozen=True)
 class _Case:
     """A scripted conversation: ``turns`` of (session id, question); ``replies``: the
-    model's replies in call order; ``fail_on``: calls (1-based) that raise TimeoutError."""
+    model's replies in call order; ``fail_on``: calls (1-based) that raise ``error``
+    (an exception class); ``search_fails``: searches (1-based) that raise ConnectionError."""
 
     name: str
     turns: tuple[tuple[str, str], ...]
@@ -86,6 +96,10 @@ class _Case:
     fail_on: frozenset[int] = frozenset()
     top_k: int = 5
     part: str = "correctness"       # the rubric part that runs it (see check_chatbot_turn)
+    error: type = TimeoutError
+    search_fails: frozenset[int] = frozenset()
+    memory_budget: int = 500        # each session memory's budget (cl100k tokens)
+    keep_recent: int = 6            # and its keep_recent (messages)
 
 
 _CASES = [
@@ -123,6 +137,33 @@ _CASES = [
           "one run of markers [1][2] cites two chunks: memory keeps '(sources: c1, c2)'"),
     _Case("top_k=1", (("s1", PREPAID),), COD_REPLIES[:1],
           "top_k=1: the search returns one chunk, c1", top_k=1),
+    _Case("a history that compacts",
+          (("s1", PREPAID), ("s1", COD), ("s1", "and for prepaid?"), ("s1", COD)),
+          (COD_REPLIES[0], "cash-on-delivery refund", "They are paid as store credit [1].",
+           "prepaid refund", "Five working days [1].", "cash-on-delivery refund",
+           "Store credit [1]."),
+          "the session's memory (budget 40 tokens, keep_recent=2) compacts while saving "
+          "turn 3: from then on its context() holds a summary and the newest turns, and that "
+          "is the history the rewrite and the answer prompt get", memory_budget=40,
+          keep_recent=2),
+    _Case("a rewrite call that raises ConnectionError", (("s1", PREPAID), ("s1", LONG_COD)),
+          (COD_REPLIES[0], STORE_CREDIT),
+          "turn 2's rewrite call fails with ConnectionError, not a timeout: any failure of "
+          "the helper call falls back to the raw question", frozenset({2}),
+          part="failure safety", error=ConnectionError),
+    _Case("a search that raises", (("s1", PREPAID), ("s1", COD), ("s1", COD)),
+          (COD_REPLIES[0], "cash-on-delivery refund", "cash-on-delivery refund",
+           COD_REPLIES[1]),
+          "turn 2's search raises ConnectionError after its rewrite call: the error "
+          "propagates, every memory as it was, and the retry works as if it never happened",
+          part="failure safety", search_fails=frozenset({2})),
+    _Case("a marker [0]", (("s1", PREPAID),), ("Five working days [0].",),
+          "the chunks are numbered from [1], so a draft citing [0] cites nothing that was "
+          "shown: the guardrail refuses it", part="edge cases"),
+    _Case("white space around the draft", (("s1", PREPAID),),
+          ("\n\nPrepaid refunds take 5 working days [1].\n",),
+          "the user and memory get check_citations' answer, which strips the draft: a "
+          "reply's blank lines are no part of the answer", part="edge cases"),
 ]
 
 
@@ -135,7 +176,10 @@ class _Model:
 
     def __init__(self, case: _Case) -> None:
         script = ScriptedLLM(case.replies)
-        self.inner = FailingLLM(script, fail_on=case.fail_on) if case.fail_on else script
+        error = case.error("model timed out" if case.error is TimeoutError
+                           else "model unavailable")
+        self.inner = (FailingLLM(script, fail_on=case.fail_on, error=error) if case.fail_on
+                      else script)
         self.calls: list[tuple[str, str]] = []
         self.ended = 0
         self.misuse: CheckFailed | None = None
@@ -155,23 +199,31 @@ class _Model:
 
 
 class _Retriever:
-    """The keyword retriever over c1 and c2 (query words of 4+ letters); records searches."""
+    """The keyword retriever over c1 and c2 (query words of 4+ letters); records searches.
+    The searches numbered in ``fails`` (1-based) raise ConnectionError, counted in
+    ``failed``."""
 
-    def __init__(self) -> None:
+    def __init__(self, fails: frozenset[int] = frozenset()) -> None:
         self.inner = KeywordRetriever(seed_chunks(), min_len=4)
         self.searches: list[tuple[object, object]] = []
+        self.fails, self.failed = fails, 0
 
     def search(self, query: str, k: int) -> list:
         self.searches.append((query, k))
+        if len(self.searches) in self.fails:
+            self.failed += 1
+            raise ConnectionError("search service unavailable")
         return self.inner.search(query, k)
 
 
 class _Memory(SummaryMemory):
-    """A session memory (summary memory, budget 500). Logs each add with the number of
-    model calls that had ended by then and the session whose ask was running."""
+    """A session memory (summary memory, the case's budget and keep_recent: 500 and 6 but
+    in one case). Logs each add with the number of model calls that had ended by then and
+    the session whose ask was running."""
 
     def __init__(self, run: _Run) -> None:
-        super().__init__(fact_listing_summariser, budget=500)
+        super().__init__(fact_listing_summariser, budget=run.case.memory_budget,
+                         keep_recent=run.case.keep_recent)
         self.run, self.log = run, []
 
     def add(self, role: str, content: str, **kwargs: object) -> None:
@@ -196,13 +248,15 @@ class _Turn:
     memories: dict[object, list[dict] | None] = field(default_factory=dict)
     shared: list[list[object]] = field(default_factory=list)
     rewrite_reply: object = None
+    search_failed: bool = False
 
 
 class _Run:
     """One bot over one case: the doubles, every memory made, the session asking now."""
 
     def __init__(self, case: _Case) -> None:
-        self.case, self.model, self.retriever = case, _Model(case), _Retriever()
+        self.case, self.model = case, _Model(case)
+        self.retriever = _Retriever(case.search_fails)
         self.made: list[_Memory] = []
         self.active: object = None          # the session of the ask running now
 
@@ -212,6 +266,7 @@ class _Run:
 
     def ask(self, ask: Callable, session: str, question: str, learner: bool) -> _Turn:
         calls, searches = len(self.model.calls), len(self.retriever.searches)
+        failed = self.retriever.failed
         logs = [len(m.log) for m in self.made]
         self.active, turn = session, _Turn()
         try:
@@ -231,6 +286,7 @@ class _Run:
             raise self.model.misuse
         turn.calls, turn.searches = self.model.calls[calls:], self.retriever.searches[searches:]
         turn.ended = self.model.ended
+        turn.search_failed = self.retriever.failed > failed
         logs += [0] * (len(self.made) - len(logs))
         turn.adds = [entry for m, n in zip(self.made, logs) for entry in m.log[n:]]
         routes: dict[object, list[_Memory]] = {}
@@ -352,6 +408,9 @@ def _compare_error(label: str, want: _Turn, got: _Turn, why: str) -> None:
     if want.error is not None and got.error is None:
         _fail(label, f"raise {type(want.error).__name__} ({want.error})",
               f"a return value {_short(got.result, 60)}", why,
+              "let the retriever's exception propagate out of ask: a failed search is not "
+              "'nothing retrieved' (a refusal saved for an outage), nothing is saved, and "
+              "the caller can retry" if want.search_failed else
               "let the model's exception propagate out of ask (no try/except around the "
               "answer call): nothing is saved, and the caller can retry")
     if got.error is None:
@@ -372,6 +431,10 @@ def _compare_error(label: str, want: _Turn, got: _Turn, why: str) -> None:
     elif isinstance(err, TimeoutError) and any(c[0] == REWRITE_SYSTEM for c in got.calls):
         hint = ("a failed rewrite must not fail the turn: fall back to the raw question when "
                 "the rewrite call raises (rewrite_query does)")
+    elif got.calls and got.calls[-1][0] == REWRITE_SYSTEM and not got.search_failed:
+        hint = (f"fall back to the raw question on any exception of the rewrite call, not "
+                f"only TimeoutError: a helper call that fails with {type(err).__name__} must "
+                f"not fail the turn either (rewrite_query catches Exception)")
     elif any(not isinstance(q, str) for q, _ in got.searches):
         hint = ("search with a str query: clean_query returns (None, reason) for a rejected "
                 "reply, and then the raw question is the query")
@@ -415,7 +478,11 @@ def _compare_rewrite(label: str, question: str, session: str, want: _Turn, got: 
               "rewrite_query(llm, memory.context(), question)")
     for (_, want_user), (_, got_user) in zip(want_rw, got_rw):
         if got_user != want_user:
+            compacted = any(m.summary for m in run.made if any(e[3] == session for e in m.log))
             hint = (_OTHER if _other_session(got_user, session, run) else
+                    "the history is the session memory's context(), which holds a summary "
+                    "once the memory compacts: read it from the memory on every turn, not "
+                    "from a transcript of your own" if compacted else
                     "call llm(REWRITE_SYSTEM, build_rewrite_prompt(history, question)) with "
                     "history = this session's memory.context() (rewrite_query does)")
             want_line, got_line = _line_diff(want_user, got_user)
@@ -479,7 +546,8 @@ def _compare_answer_call(label: str, question: str, session: str, want: _Turn, g
                     "rewritten query")
         elif _history_of(got_user) != _history_of(want_user):
             hint = ("the answer prompt starts with this session's history, "
-                    "memory.context(), read before the turn")
+                    "memory.context(), read before the turn (a summary and the newest turns "
+                    "once the memory compacts)")
         else:
             hint = "build the user message with build_answer_prompt(history, chunks, question)"
         want_line, got_line = _line_diff(want_user, got_user)
@@ -521,7 +589,7 @@ def _shifted(cited: tuple, result: object) -> bool:
                                                           if m < len(ids)))
 
 
-def _compare_result(label: str, want: _Turn, got: _Turn, why: str) -> None:
+def _compare_result(label: str, want: _Turn, got: _Turn, why: str) -> dict:
     expected = _expected(want.result)
     values = {name: _field(got.result, name, label) for name in FIELDS}
     answer, verdict, draft = expected["answer"], want.result.guardrail, want.result.draft
@@ -529,10 +597,17 @@ def _compare_result(label: str, want: _Turn, got: _Turn, why: str) -> None:
         if not verdict.passed and draft is not None and values["answer"] == draft.strip():
             hint = ("the guardrail refuses this draft: show check_citations(draft, "
                     "parse_citations(draft, chunks)).answer")
-            if verdict.reason.startswith("invalid marker"):
+            if verdict.reason.startswith("invalid marker [0]"):
+                hint = (f"[0] names no chunk: markers are 1-based, valid markers are 1 <= n "
+                        f"<= len(chunks); {hint}")
+            elif verdict.reason.startswith("invalid marker"):
                 hint = f"the draft cites a chunk that was not retrieved; {hint}"
             _fail(label, f"answer {answer!r} ({verdict.reason})", _short(values["answer"]),
                   "an answer the shown chunks do not back must not reach the user", hint)
+        if isinstance(values["answer"], str) and values["answer"].strip() == answer:
+            _fail(label, f"answer {answer!r}", _short(values["answer"]), why,
+                  "show the draft stripped of the white space around it: "
+                  "check_citations(draft, parse_citations(draft, chunks)).answer")
         _fail(label, f"answer {answer!r}", _short(values["answer"]), why,
               "the user sees check_citations(draft, parse_citations(draft, chunks)).answer, "
               "or refuse(NOTHING_RETRIEVED).answer when nothing was retrieved")
@@ -544,6 +619,7 @@ def _compare_result(label: str, want: _Turn, got: _Turn, why: str) -> None:
             if name == "cited_ids" and _shifted(values[name], want.result):
                 hint = "off by one: marker [n] is chunks[n - 1] (parse_citations does that)"
             _fail(label, f"return {name}={expected[name]!r}", f"{values[name]!r}", why, hint)
+    return values
 
 
 def _compare_memory(label: str, session: str, want: _Turn, got: _Turn, why: str) -> None:
@@ -580,7 +656,8 @@ def _compare_memory(label: str, session: str, want: _Turn, got: _Turn, why: str)
 
 
 def _compare(label: str, question: str, session: str, want: _Turn, got: _Turn, run: _Run,
-             why: str) -> None:
+             why: str) -> dict | None:
+    """Compare one turn; the fields the learner returned (None for a turn that raised)."""
     _compare_error(label, want, got, why)
     _compare_routes(label, session, got, why)
     _compare_rewrite(label, question, session, want, got, run, why)
@@ -588,10 +665,26 @@ def _compare(label: str, question: str, session: str, want: _Turn, got: _Turn, r
     _compare_answer_call(label, question, session, want, got, run, why)
     if want.error is not None:
         _compare_failed_memory(label, want, got, why)
-        return
+        return None
     _compare_order(label, got)
-    _compare_result(label, want, got, why)
+    values = _compare_result(label, want, got, why)
     _compare_memory(label, session, want, got, why)
+    return values
+
+
+def _compare_kept(case: _Case, kept: list[tuple[int, str, object, dict]]) -> None:
+    """Every turn's result, read again at the end of ``case``, still holds what it held
+    when its ask returned."""
+    for n, label, result, values in kept:
+        for name in FIELDS:
+            now = _field(result, name, label)
+            if now != values[name]:
+                _fail(f"{case.name}, turn {n}", f"still return {name}={values[name]!r} "
+                      f"after the later turns", f"{_short(now)} when read again",
+                      "the caller keeps each turn's result (a transcript, the sources "
+                      "shown), and a later ask must not change it",
+                      "return a new dict with new lists on every ask: never one result "
+                      "object (or one list) updated turn after turn")
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -655,6 +748,7 @@ def _replay(cls: object, case: _Case) -> int:
     want_turns = _kit_turns(case)
     run = _Run(case)
     bot = _build(cls, run)
+    kept = []
     for n, ((sid, question), want) in enumerate(zip(case.turns, want_turns), 1):
         before = len(run.model.calls)
         got = run.ask(bot.ask, sid, question, learner=True)
@@ -662,7 +756,10 @@ def _replay(cls: object, case: _Case) -> int:
         if first_rewrite is not None:
             got.rewrite_reply = _script_reply(case, before + first_rewrite + 1)
         label = f"{case.name}, turn {n}: ask({sid!r}, {question!r})"
-        _compare(label, question, sid, want, got, run, case.why)
+        values = _compare(label, question, sid, want, got, run, case.why)
+        if values is not None:
+            kept.append((n, label, got.result, values))
+    _compare_kept(case, kept)
     return len(case.turns)
 
 
@@ -679,22 +776,26 @@ def _check_part(cls: object, part: str) -> int:
 
 
 def check_chatbot_turn_correctness(cls: object) -> int:
-    """The lesson's "and for COD?" trace, two sessions, two chunks cited at once and
-    ``top_k=1``, compared turn by turn with the kit's Chatbot. Returns the turns (7)."""
+    """The lesson's "and for COD?" trace, two sessions, two chunks cited at once,
+    ``top_k=1`` and a session memory that compacts (its context() then holds a summary),
+    compared turn by turn with the kit's Chatbot. Returns the turns (11)."""
     return _check_part(cls, "correctness")
 
 
 def check_chatbot_turn_failure_safety(cls: object) -> int:
-    """A rewrite call that raises (the raw question is the fallback) and answer calls that
-    raise (the TimeoutError propagates, every memory as it was, memory written only
-    after the turn's calls returned; the retry works). Returns the turns (6)."""
+    """A rewrite call that raises, a TimeoutError then a ConnectionError (the raw question
+    is the fallback), answer calls that raise (the TimeoutError propagates, every memory
+    as it was, memory written only after the turn's calls returned; the retry works) and
+    a search that raises after the rewrite call (it propagates, every memory as it was).
+    Returns the turns (11)."""
     return _check_part(cls, "failure safety")
 
 
 def check_chatbot_turn_edge_cases(cls: object) -> int:
-    """A junk and an empty rewrite (rejected: the raw question goes to retrieval) and the
+    """A junk and an empty rewrite (rejected: the raw question goes to retrieval), the
     guardrail's refusals (no citation, a marker past the chunks shown, a valid marker
-    mixed with one): the user and memory get the refusal. Returns the turns (7)."""
+    mixed with one, a marker [0]): the user and memory get the refusal; a draft with white
+    space around it is shown and saved stripped. Returns the turns (9)."""
     return _check_part(cls, "edge cases")
 
 
@@ -712,11 +813,13 @@ def check_chatbot_turn(cls: object) -> None:
     or raise CheckFailed naming the case and the turn.
 
     Rejects: memory written before the model call returned, or a draft saved before the
-    guardrail refused it; a failing rewrite call that fails the turn, and a junk or empty
-    rewrite sent to retrieval; no rewrite on a follow-up; a rewrite call on a session's
-    first turn; another session's memory; citations not checked against the chunks shown;
-    chunks numbered from [0] (off by one); markers saved instead of chunk ids; a model
-    error swallowed instead of propagated; a model call when nothing was retrieved.
+    guardrail refused it; a failing rewrite call that fails the turn (a timeout or another
+    error), and a junk or empty rewrite sent to retrieval; no rewrite on a follow-up; a
+    rewrite call on a session's first turn; another session's memory; citations not
+    checked against the chunks shown, a marker [0] let through; chunks numbered from [0]
+    (off by one); markers saved instead of chunk ids; a draft not stripped; a model or
+    search error swallowed instead of propagated; a model call when nothing was
+    retrieved; one result object reused across asks.
     """
     passed("chatbot turn", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
 
@@ -732,9 +835,21 @@ MECHANISM = "chatbot turn"           # its wrong answers in kit.mistakes
 #: The rule of the spec each kind of failure breaks (stated when no registered mistake
 #: reproduces the learner's outputs: :mod:`kit.checks.hints`).
 RULES = (
-    (r"should raise|raised", "a model error in the answer call propagates out of ask, every "
-                             "memory as it was; a failing rewrite call falls back to the raw "
-                             "question"),
+    (r"after the later turns", "ask returns a new result on every call, which later asks "
+                               "leave as it was"),
+    (r"should raise|raised", "an error of the answer call or of the search propagates out of "
+                             "ask, every memory as it was; a rewrite call that raises any "
+                             "exception falls back to the raw question"),
+    (r"send the rewrite call a user message", "the rewrite call's user message is "
+                                              "build_rewrite_prompt(history, question), history "
+                                              "= this session's memory.context() read before "
+                                              "the turn (a summary and the newest turns once "
+                                              "the memory compacts)"),
+    (r"send the answer call a user message", "the answer call's user message is "
+                                             "build_answer_prompt(history, chunks, question): "
+                                             "this session's memory.context() read before the "
+                                             "turn, the chunks numbered from [1], the user's "
+                                             "own question"),
     (r"should leave session \S+ memory with", "after the turn's model calls returned and "
                                               "the guardrail decided, the session's memory "
                                               "gets the question and the answer the user got, "
@@ -751,9 +866,9 @@ RULES = (
                                     "history, chunks, question)) when something was "
                                     "retrieved, none otherwise"),
     (r"should answer|return answer", "the user gets check_citations(draft, "
-                                     "parse_citations(draft, chunks)).answer: the draft when "
-                                     "its markers [n] are valid (chunks numbered from 1), the "
-                                     "refusal otherwise"),
+                                     "parse_citations(draft, chunks)).answer: the draft, "
+                                     "stripped, when its markers [n] are valid (1 <= n <= "
+                                     "len(chunks)), the refusal otherwise"),
     (r"return (query|chunk_ids|cited_ids)", "the result holds the query sent to retrieval, "
                                             "the ids of the chunks shown and the ids the "
                                             "draft's valid markers cite"),

@@ -10,7 +10,8 @@
   of a group ``[1, 2]`` / ``[1,2]``, each bracket of ``[1][2]``. Not markers: a bracket
   glued to a letter, digit, ``_`` or ``)`` in front (indexing: ``a[0]``, ``f(x)[1]``), a
   bracket followed by ``(`` (a Markdown link ``[1](https://...)``), brackets holding
-  anything but whole numbers (``[x]``, ``[1-2]``, ``[^1]``). Return ``(valid, invalid)``,
+  anything but whole numbers with a comma between each two (``[x]``, ``[1-2]``, ``[^1]``,
+  ``[1,]``, ``[1,,2]``, ``[2 1]``). Return ``(valid, invalid)``,
   two lists of ints: ``valid`` the marker numbers 1..n_chunks (1-based, as written, not
   chunk indexes), ``invalid`` the others (0 or past the last chunk); each number once,
   in first-seen order. Same rule as :func:`kit.rag.citations.parse_citations` on the
@@ -30,6 +31,7 @@ Each checker prints one pass line (:func:`kit.checks.passed`) or raises
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 from kit.checks import CheckFailed, call_learner, expect, passed, show_call
@@ -41,6 +43,11 @@ __all__ = ["check_citation_markers", "check_standalone_query"]
 
 
 # -- exercise 1: citation_markers(answer, n_chunks) ----------------------------------------
+
+# A bracket of digits, commas and spaces only, and the groups among them (one quantifier
+# each: linear).
+_LOOSE = re.compile(r"\[[\d\s,]*\]")
+_STRICT = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 
 # (answer, n_chunks, why it matters)
 _CITATION_CASES = [
@@ -60,6 +67,9 @@ _CITATION_CASES = [
      "each marker once, in first-seen order: [2] then [1]"),
     ("See [2] and [1] and [2, 1].", 3, "each marker once, in first-seen order: [2] then [1]"),
     ("Not numbers: [x], [1-2], [^1].", 2, "[x], [1-2] and [^1] are not lists of whole numbers"),
+    ("Not groups: [1,], [,2], [1,,2], [2 1]; days [1].", 2,
+     "a group is whole numbers with a comma between each two: [1,], [,2], [1,,2] and [2 1] "
+     "are text, only [1] is a marker"),
     ("Mixed [1], [4], [4] and [5].", 3,
      "valid and invalid apart, and each invalid marker once too, first-seen order"),
     ("Both [1][5].", 2, "adjacent markers, one valid and one invalid"),
@@ -102,6 +112,11 @@ def _citation_hint(got: tuple[list, list], want: tuple[list[int], list[int]], an
                     "citation: check the character before '['")
         if "](" in answer:
             return "a bracket followed by '(' is a Markdown link, not a citation"
+        loose = [m.group(0) for m in _LOOSE.finditer(answer)
+                 if any(c.isdigit() for c in m.group(0)) and not _STRICT.fullmatch(m.group(0))]
+        if loose:
+            return (f"{loose[0]} is not a marker: a group is whole numbers with a comma "
+                    f"between each two (spaces allowed around them)")
         return "only whole numbers in brackets count: [x], [1-2] and [^1] are not markers"
     missing = expected - found
     if any(n >= 10 for n in missing):
@@ -164,7 +179,8 @@ def check_citation_markers(
     digit only, 0-based indexes instead of marker numbers, an off-by-one valid range
     (``[n_chunks]`` invalid, or ``[0]`` valid), markers past the last chunk counted as
     valid, duplicates, sorted instead of first-seen order, indexing (``a[0]``) or links
-    counted, and anything but a pair of int lists. Then compares with
+    counted, a loose group such as [2,] or [1 2] read as markers, and anything but a pair
+    of int lists. Then compares with
     :func:`kit.rag.citations.parse_citations` on 200 random answers.
     """
     cases = 0

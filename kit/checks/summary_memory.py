@@ -18,8 +18,9 @@ What the class must do (the rules of :class:`kit.memory.SummaryMemory`):
   :func:`kit.memory.split_for_compaction`'s: a reply never loses its question,
   ``keep_recent=0`` folds everything. ``keep_recent`` wins over the budget: over budget
   with nothing older than the ``keep_recent`` newest turns, no call. ``keep_recent`` is
-  an even int >= 0: the checker passes 0, 2 and 4 (the kit's class also refuses an odd
-  one; the checker does not test that).
+  an int >= 0, odd or even: the checker passes 0, 1, 2, 3 and 4. An odd one follows the
+  same split (the kit's class accepts it): after a reply the split moves back to its
+  question, so ``keep_recent + 1`` turns stay; an even one gives whole pairs after a reply.
 - Compute first, then commit. If the summariser raises, the exception propagates out of
   ``add`` (as it is, or wrapped with it as the ``__cause__``) and nothing is lost: either
   the new message is kept and all else is unchanged (as the kit does), or the memory is
@@ -39,7 +40,8 @@ The check, in order (sizes in words, one case in characters):
     ``keep_recent=2``: sizes 7, 11, 19, 26 words, one compaction at message 4, then 11
     summary + 15 verbatim words; also compared with :func:`kit.conversations.laptop_memory`),
     the laptop chat with budget 15 (nothing can be folded at message 3), shopping chats
-    with ``keep_recent`` 4 and 0, and one in characters with a system prompt.
+    with ``keep_recent`` 4 and 0, one in characters with a system prompt, and two with an
+    odd ``keep_recent`` (1 and 3, compactions after a reply and after a question).
 (b) retention: after ``shopping_chat(50)`` with a fact-keeping stub, the order id, the
     allergy and the budget (:data:`kit.conversations.PLANTED_FACTS`) are in ``context()``.
 (c) failures: 60 numbered shopping-chat messages (budget 40 words, ``keep_recent=2``,
@@ -69,7 +71,7 @@ is four parts, one per rubric category of the drill ``summary-memory`` (:data:`R
 each returns the cases it passed): correctness ((a) on the laptop and shopping_chat(50),
 (b), (e)), edge cases ((a) on the other replays: a reply kept with its question,
 ``keep_recent=0``, over budget with at most ``keep_recent`` turns, a system prompt in
-characters), failure safety ((c), then ``messages()`` cleared and edited by the caller)
+characters, an odd ``keep_recent``), failure safety ((c), then ``messages()`` cleared and edited by the caller)
 and complexity ((d) and the summariser calls). A failure names a registered mistake only
 when that mistake gives the same outputs (:mod:`kit.checks.hints`), else the rule it
 breaks (:data:`RULES`).
@@ -217,6 +219,14 @@ _CASES = [
           _keeps_facts, system="You are the shop's assistant. Answer in one sentence.",
           why="sizes in characters, with the measure passed in; the system prompt counts "
               "against the budget"),
+    _Case("shopping_chat(16, seed=5)", shopping_chat(16, seed=5), 40, 1, count_words,
+          _keeps_facts, why="an odd keep_recent follows the same split: the compaction at "
+                            "message 4, a reply, moves the split back to its question and "
+                            "keeps 2 turns; those after a question keep 1"),
+    _Case("shopping_chat(16, seed=5)", shopping_chat(16, seed=5), 55, 3, count_words,
+          _keeps_facts, why="an odd keep_recent follows the same split: the compaction at "
+                            "message 6, a reply, keeps 4 turns (the reply's question too); "
+                            "those after a question keep 3"),
 ]
 
 
@@ -727,8 +737,8 @@ def check_summary_memory_failure_safety(cls: object) -> int:
 def check_summary_memory_edge_cases(cls: object) -> int:
     """(a), (e) on the boundaries: a reply never separated from its question (nothing
     can be folded at message 3 of the laptop chat with budget 15), ``keep_recent=0``
-    (everything folds, the newest message too), and a system prompt with sizes in
-    characters. No compaction under the budget, or at it, in any of them. Returns the
+    (everything folds, the newest message too), a system prompt with sizes in
+    characters, and an odd ``keep_recent`` (1 and 3: the same split). No compaction under the budget, or at it, in any of them. Returns the
     adds compared."""
     cases = 0
     for case in _CASES[1:]:

@@ -5,7 +5,8 @@ adjacent ``[1][2]``, grouped ``[1, 2]``), map each to the numbered chunk it name
 (marker n is ``chunks[n - 1]``) and refuse the draft, with :data:`kit.rag.REFUSAL`,
 unless it cites at least one shown chunk and nothing else. It returns ``(answer,
 cited_ids)``: ``(draft.strip(), ids of the cited chunks, each once, first-seen order)``
-or ``(REFUSAL, [])``.
+or ``(REFUSAL, [])``, a new list on every call (the caller may change it: the rubric adds
+to every list it gets back, and the next answers must not change).
 
 The expected answers come from the kit: :func:`kit.rag.citations.parse_citations` then
 :func:`kit.rag.guardrail.check_citations`. The drill's cases stay where the drill's
@@ -19,7 +20,9 @@ Rubric:
 - **failure safety**: the guardrail refuses every unsafe draft: no citation, ``[0]``, a
   marker past the last chunk (alone or next to valid ones), no chunks shown, a blank draft;
 - **edge cases**: brackets that are not markers (``[x]``, ``[1-2]``, ``[^1]``, ``[]``,
-  ``[1.5]``), spaces inside a group, leading zeros, a hostile number of 5,000 digits
+  ``[1.5]``, and groups whose commas do not each stand between two numbers, ``[1,]``,
+  ``[,1]``, ``[1,,2]``, or numbers with only a space between them, ``[1 2]``), spaces
+  inside a group, leading zeros, a hostile number of 5,000 digits
   (refused, no crash: ``int()`` refuses more than 4,300 digits), an unclosed ``[1``, and
   the chunks list left unchanged;
 - **complexity**: counted steps, never time. The checker traces the line events of the
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 import sysconfig
 from collections.abc import Callable
@@ -58,6 +62,10 @@ _PER_CHAR = 50                  # steps per character allowed on the short draft
 _NO_CRASH = ("every draft gets an answer or a refusal, never an exception (a marker of "
              "5,000 digits: compare the number of digits before int())")
 _HUGE = "9" * 5_000             # more digits than int() accepts (4,300 by default)
+_CALLER = "<added by the caller>"   # what the rubric appends to every list it gets back
+# A bracket of digits, commas and spaces only: a group when the kit's pattern matches it whole.
+_LOOSE = re.compile(r"\[[\d\s,]*\]")             # one quantifier: linear
+_STRICT = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 
 
 def _chunks(n: int) -> list[Chunk]:
@@ -97,6 +105,15 @@ def _hint(got: tuple[str, list[str]], want: tuple[str, list[str]], draft: str,
     result = parse_citations(draft, chunks)
     markers = find_markers(draft)
     refused, should_refuse = got[0] == REFUSAL, want[0] == REFUSAL
+    if _CALLER in got[1]:
+        return ("return a new list on every call: the caller added to the list an earlier "
+                "call returned, and this call returned that same list")
+    loose = [m.group(0) for m in _LOOSE.finditer(draft)
+             if any(c.isdigit() for c in m.group(0)) and not _STRICT.fullmatch(m.group(0))]
+    if loose and got != want and (got[1] or not refused):
+        return (f"{loose[0]} is not a marker: a group is whole numbers with a comma between "
+                f"each two of them (spaces allowed around them); an empty item, a trailing "
+                f"comma or two numbers with only a space between them make the bracket text")
     if should_refuse and not refused:
         if not draft.strip():
             return "an empty or blank draft is refused"
@@ -146,12 +163,36 @@ def _hint(got: tuple[str, list[str]], want: tuple[str, list[str]], draft: str,
 
 def _check_case(answer: Callable, draft: str, chunks: list[Chunk], why: str) -> None:
     label = _label(draft, chunks)
-    got = _as_answer(call_pure(answer, draft, chunks, name=_NAME, shown=label,
-                               hint=_NO_CRASH), label)
+    raw = call_pure(answer, draft, chunks, name=_NAME, shown=label, hint=_NO_CRASH)
+    got = _as_answer(raw, label)
     want = expected_answer(draft, chunks)
     expect(got == want,
            f"{label} should return {_show(want)}, got {_show(got)}. Why: {why}. Hint: "
            f"{_hint(got, want, draft, chunks)}.")
+    if isinstance(raw[1], list):        # the caller may change what it got back
+        raw[1].append(_CALLER)
+        _CHANGED.append(raw[1])
+
+
+_CHANGED: list[list] = []           # the lists the rubric added to, until its check ends
+
+
+def _restoring(check: Callable[[Callable], int]) -> Callable[[Callable], int]:
+    """``check``, then every list it added to is put back as it was (a list an answer keeps
+    across calls then starts each check, and each run, as it did the first time)."""
+    def restored(answer: Callable) -> int:
+        try:
+            return check(answer)
+        finally:
+            for ids in _CHANGED:
+                while _CALLER in ids:
+                    ids.remove(_CALLER)
+            _CHANGED.clear()
+    restored.__name__ = check.__name__
+    restored.__qualname__ = check.__qualname__
+    restored.__doc__ = check.__doc__
+    restored.__module__ = check.__module__
+    return restored
 
 
 def _show(pair: tuple[str, list[str]]) -> str:
@@ -208,6 +249,11 @@ _EDGE = [
      "5,000 leading zeros still make marker 1: strip the zeros before you judge the length"),
     ("Five days [1", _TWO, "an unclosed [1 is no marker: no citation"),
     ("[[[1]]] five days.", _TWO, "[1] inside stray brackets is still marker 1"),
+    ("Store credit [2,].", _TWO,
+     "[2,] is no marker (a comma stands between two numbers): no citation, so refuse"),
+    ("Not markers: [1,], [,2], [1,,2], [2 1], [ ], [,]; days [1].", _TWO,
+     "a group is whole numbers with a comma between each two: [1,], [,2], [1,,2], [2 1], "
+     "[ ] and [,] are text, only [1] is a marker"),
     ("Five days [1]. Store credit [2].", _TWO[:1] + _TWO[1:], "the chunks list is not changed"),
 ]
 
@@ -355,16 +401,19 @@ def check_complexity(answer: Callable) -> int:
 RULES = (
     (r"should return \(REFUSAL", "refuse, (REFUSAL, []), unless the draft cites at least one "
                                  "shown chunk and nothing else: [0] and a marker past the "
-                                 "last chunk are invalid, a blank draft is refused"),
+                                 "last chunk are invalid, a blank draft is refused, a "
+                                 "bracket that is not a group of whole numbers is no marker; "
+                                 "a new list on every call"),
     (r"should return", "a draft that passes returns (draft.strip(), the cited chunks' ids): "
-                       "[n] is chunks[n - 1], [n][m] and [n, m] are two markers, numbers of "
-                       "any length, each chunk once in first-seen order"),
+                       "[n] is chunks[n - 1], [n][m] and [n, m] are two markers (a comma "
+                       "between each two numbers), numbers of any length, each chunk once "
+                       "in first-seen order, a new list on every call"),
     (r"steps", "one pass over the draft: the steps per character stay flat as it grows"),
 )
 _judged = judged("citations and guardrail", RULES, "the spec of the drill")
-check_correctness = _judged(check_correctness)
-check_failure_safety = _judged(check_failure_safety)
-check_edge_cases = _judged(check_edge_cases)
+check_correctness = _judged(_restoring(check_correctness))
+check_failure_safety = _judged(_restoring(check_failure_safety))
+check_edge_cases = _judged(_restoring(check_edge_cases))
 check_complexity = _judged(check_complexity)
 
 DRILL = Drill(

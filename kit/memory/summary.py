@@ -91,8 +91,11 @@ class SummaryMemory(BudgetedMemory):
     """Recent turns verbatim; older turns folded into a running summary.
 
     ``summariser``: a prompt model ``str -> str``; ``budget``: int > 0 in the measure's
-    unit; ``keep_recent``: even int >= 0, turns always kept verbatim (even, so the
-    verbatim part is whole question-and-reply pairs; 0 folds even the newest message);
+    unit; ``keep_recent``: int >= 0, turns always kept verbatim (0 folds even the newest
+    message). The split moves back from a reply to its question, so after a question
+    ``keep_recent + 1`` turns may stay when ``keep_recent`` is even, and after a reply
+    when it is odd: choose an even one for whole question-and-reply pairs after a reply;
+    an odd one is accepted and follows the same split;
     ``measure``: ``str -> int``; ``prompt``: the summarisation instructions; ``system``:
     a system prompt, never evicted; ``count``: what counts against the budget
     (:mod:`kit.sizing`; default ``"text"``, the lesson's rule).
@@ -117,9 +120,7 @@ class SummaryMemory(BudgetedMemory):
                             f"summariser, budget, keep_recent, measure, prompt, system and count")
         if not callable(summariser):
             raise TypeError(f"summariser must be callable str -> str, got {summariser!r}")
-        if check_int("keep_recent", keep_recent, 0) % 2:
-            raise ValueError(f"keep_recent must be even, so the verbatim turns are whole "
-                             f"question-and-reply pairs; got {keep_recent}")
+        check_int("keep_recent", keep_recent, 0)
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.60}")
         super().__init__(budget, measure, system, count=count)

@@ -263,3 +263,117 @@ class AnswersWithNoChunks(_Turn):
         memory.add("assistant", self.saved(verdict.answer, chunks))
         return {"answer": verdict.answer, "query": query,
                 "chunk_ids": [c.id for c in chunks], "cited_ids": list(cited)}
+
+
+@mistake(MECHANISM, "marker-zero-passes",
+         "checks the draft's markers with its own rule, n <= len(chunks), so [0] passes "
+         "and names chunks[-1]",
+         "a draft citing [0] reaches the user looking cited, its source the last chunk "
+         "shown, which the model never named",
+         "[0] names no chunk: markers are 1-based")
+class MarkerZeroPasses(_Turn):
+    def verdict(self, draft, chunks):
+        markers = find_markers(draft)
+        cited = list(dict.fromkeys(chunks[n - 1].id for n in markers if n <= len(chunks)))
+        if markers and all(n <= len(chunks) for n in markers):
+            return GuardrailResult(True, draft.strip(), "cited"), cited
+        return refuse("invalid or no citation"), cited
+
+
+@mistake(MECHANISM, "rewrite-fallback-on-timeout-only",
+         "falls back to the raw question when the rewrite call raises TimeoutError, and "
+         "lets any other error of that call fail the turn",
+         "a connection error or a rate limit of a helper call fails the turn, though the "
+         "raw question would do",
+         "not only TimeoutError")
+class RewriteFallbackOnTimeoutOnly(_Turn):
+    def query(self, history, question):
+        if not history.strip():
+            return question
+        try:
+            reply = self.llm(REWRITE_SYSTEM, build_rewrite_prompt(history, question))
+        except TimeoutError:
+            return question
+        query, _ = clean_query(reply)
+        return question if query is None else query
+
+
+@mistake(MECHANISM, "search-error-swallowed",
+         "catches an exception of retriever.search and goes on as if nothing was retrieved",
+         "an outage of the search service looks like a question the articles cannot answer: "
+         "the refusal is saved in memory, and the caller cannot retry or count the error",
+         "a failed search is not 'nothing retrieved'")
+class SwallowsSearchError(_Turn):
+    def ask(self, session_id, question):
+        memory = self.memory(session_id)
+        history = memory.context()
+        query = self.query(history, question)
+        try:
+            chunks = self.retriever.search(query, self.top_k)
+        except Exception:
+            chunks = []
+        if chunks:
+            verdict, cited, _ = self.answer(history, chunks, question, query)
+        else:
+            verdict, cited = refuse(NOTHING_RETRIEVED), ()
+        memory.add("user", question)
+        memory.add("assistant", self.saved(verdict.answer, chunks))
+        return {"answer": verdict.answer, "query": query,
+                "chunk_ids": [c.id for c in chunks], "cited_ids": list(cited)}
+
+
+@mistake(MECHANISM, "result-reused",
+         "keeps one result dict on the bot and updates it on every ask",
+         "every result the caller kept (a transcript, the sources shown under an earlier "
+         "answer) turns into the latest turn's",
+         "a new dict with new lists on every ask")
+class ReusesTheResult(_Turn):
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        super().__init__(retriever, llm, memory_factory, top_k)
+        self.result = {}
+
+    def ask(self, session_id, question):
+        self.result.update(super().ask(session_id, question))
+        return self.result
+
+
+@mistake(MECHANISM, "draft-not-stripped",
+         "runs its own guardrail and shows (and saves) the draft as the model returned it, "
+         "blank lines included",
+         "the reply's leading blank lines reach the user and the history, and the answer "
+         "differs from what the guardrail checked",
+         "stripped of the white space around it")
+class DraftNotStripped(_Turn):
+    def verdict(self, draft, chunks):
+        verdict, cited = super().verdict(draft, chunks)
+        if verdict.passed:
+            verdict = GuardrailResult(True, draft, verdict.reason)
+        return verdict, cited
+
+
+@mistake(MECHANISM, "history-from-own-transcript",
+         "keeps its own transcript of each session and formats the history from it, "
+         "writing to the memory only for the record",
+         "the memory's compaction never reaches the prompts: they grow with the whole "
+         "conversation, past the budget the memory keeps",
+         "not from a transcript of your own")
+class HistoryFromOwnTranscript(_Turn):
+    def __init__(self, retriever, llm, memory_factory, top_k=5):
+        super().__init__(retriever, llm, memory_factory, top_k)
+        self.transcripts = {}                         # session id -> [(role, text)]
+
+    def ask(self, session_id, question):
+        memory, lines = self.memory(session_id), self.transcripts.setdefault(session_id, [])
+        history = "\n".join(f"{role}: {text}" for role, text in lines)
+        query = self.query(history, question)
+        chunks = self.retriever.search(query, self.top_k)
+        if chunks:
+            verdict, cited, _ = self.answer(history, chunks, question, query)
+        else:
+            verdict, cited = refuse(NOTHING_RETRIEVED), ()
+        saved = self.saved(verdict.answer, chunks)
+        memory.add("user", question)
+        memory.add("assistant", saved)
+        lines += [("user", question), ("assistant", saved)]
+        return {"answer": verdict.answer, "query": query,
+                "chunk_ids": [c.id for c in chunks], "cited_ids": list(cited)}

@@ -17,7 +17,7 @@ from kit.rag.guardrail import REFUSAL
 
 __all__ = ["ZeroBased", "PassesWithInvalidMarker", "PassesWithoutCitation", "MissesGroups",
            "CitesTwice", "SortsIds", "OneDigitOnly", "CrashesOnHugeNumber",
-           "RescansAtEachBracket"]
+           "RescansAtEachBracket", "LooseGroup", "SharedIdsList"]
 
 MECHANISM = "citations and guardrail"
 
@@ -143,3 +143,28 @@ def RescansAtEachBracket(draft, chunks):
         if end < len(draft) and _LIST.fullmatch(inside):
             markers += [_number(d) for d in inside.split(",")]
     return _guard(draft, chunks, markers)
+
+
+@mistake(MECHANISM, "loose-group",
+         what="matches any bracket of digits, commas and spaces, \\[([\\d,\\s]+)\\], and "
+              "splits it on commas and spaces, empty pieces dropped",
+         why="[2,] or [1 2] in the text pass as citations: a draft the kit's parser reads "
+             "as uncited reaches the user, and a stray bracket cites a chunk",
+         hint="is not a marker: a group is whole numbers")
+def LooseGroup(draft, chunks):
+    markers = [_number(piece) for group in re.finditer(r"\[([\d,\s]+)\]", draft)
+               for piece in re.split(r"[,\s]+", group.group(1)) if piece]
+    return _guard(draft, chunks, markers)
+
+
+_NO_IDS: list[str] = []
+
+
+@mistake(MECHANISM, "shared-ids-list",
+         what="returns one module-level empty list as the ids of every refusal",
+         why="a caller that adds to the ids of one refusal (a fallback source, say) finds "
+             "them in every later refusal: the sources shown are another answer's",
+         hint="return a new list on every call")
+def SharedIdsList(draft, chunks):
+    answer, ids = _guard(draft, chunks, _markers(draft))
+    return (REFUSAL, _NO_IDS) if answer == REFUSAL else (answer, ids)
