@@ -27,7 +27,7 @@ EMBED = HashingEmbedder(64)
 
 
 def summary_memory():
-    return RobustSummaryMemory(fact_listing_summariser, budget=60, keep_recent=2,
+    return RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
                                measure=count_words)
 
 
@@ -59,8 +59,7 @@ def places(store, path, session="alice"):
     contexts = {"summary memory context": summary.context(),
                 "running summary": summary.summary,
                 "recall memory context (secret as query)": recall.context(SECRET),
-                "BM25 index terms": " ".join(recall.index.bm25.terms())
-                if hasattr(recall.index.bm25, "terms") else "",
+                "BM25 index terms": " ".join(recall.index.bm25.postings),
                 "fact memory context": facts.context(),
                 "fact memory history": facts.context("every value over time"),
                 "transcript (query)": " ".join(m.content for m in store.turns(session)),
@@ -166,3 +165,14 @@ def test_the_profile_is_merged_again_without_the_session_or_the_topic():
     assert merged.project_signals == ("built a cache",) and merged.weaknesses[0].turns == 2
     assert rebuild_profile(per, session="s1").sessions == ("s2",)
     assert rebuild_profile({"s1": per["s1"]}, session="s1") is None
+
+
+def test_space_freed_before_the_forget_is_scrubbed_too(tmp_path):
+    """A saved summary replaced before the forget left its old text in a free cell (the
+    store does not write with secure_delete): the forget must reach it as well."""
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    for _ in range(2):                     # the state is saved, then replaced
+        assert SECRET in rebuild_memory(summary_memory, store, "alice").summary.lower()
+    forget(store, "alice", words=[SECRET])
+    assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).completeness == 1.0
