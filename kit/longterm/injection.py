@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from kit.longterm.facts import Candidate, Decision, Fact, FactTable
 
-__all__ = ["FENCE_CLOSE", "fence", "unfenced", "extract_preferences", "is_instruction",
+__all__ = ["FENCE_OPEN", "FENCE_CLOSE", "fence", "unfenced", "extract_preferences", "is_instruction",
            "check_fact_write", "UnsafeWrite", "GuardedFactTable", "ObeyingModel",
            "PREFERENCE", "MAX_VALUE_CHARS"]
 
