@@ -4,70 +4,24 @@ import sqlite3
 
 import pytest
 
-from kit.llm import fact_listing_summariser
 from kit.longterm.fact_memory import FactMemory
-from kit.longterm.fact_store import FactStore
 from kit.longterm.forget import (FORGOTTEN, choose, forget, rebuild_memory, rebuild_profile,
                                  topic_pattern)
-from kit.longterm.forget_scan import scan, sqlite_files, vectors_hold
+from kit.longterm.forget_scan import scan, sqlite_files
 from kit.longterm.profile import Evidence, Profile
-from kit.memory import RecallMemory, RobustSummaryMemory
-from kit.ranking.dense import HashingEmbedder
+from kit.longterm.forget_demo import SECRET, plant, summary_memory
+from kit.longterm.forget_demo import places as demo_places
 from kit.store import TranscriptStore
 from kit.tokens import count_words
 
-SECRET = "penicillin"
-TURNS = [("user", "I just moved to Lisbon!"), ("assistant", "Welcome to Lisbon."),
-         ("user", "I'm allergic to penicillin, keep that between us."),
-         ("assistant", "Understood, penicillin noted."),
-         ("user", "I play the cello on weekends."), ("assistant", "Lovely, the cello."),
-         ("user", "My sister Ana visits in May."), ("assistant", "Say hello to Ana."),
-         ("user", "What should I cook tonight?"), ("assistant", "Try a tomato rice.")]
-EMBED = HashingEmbedder(64)
-
-
-def summary_memory():
-    return RobustSummaryMemory(fact_listing_summariser, budget=30, keep_recent=2,
-                               measure=count_words)
-
-
-def recall_memory():
-    from kit.memory.recall_search import RecallSearch
-    return RecallMemory(80, count_words, keep_recent=2, search=RecallSearch(embedder=EMBED))
-
 
 def chat(path, session="alice"):
-    """The chatbot's places for one session: the fact memory writes the transcript and
-    the facts; a summary memory and a recall memory are rebuilt from the transcript."""
-    store = FactStore(path)
-    facts = FactMemory(200, count_words, keep_recent=2, store=store, session_id=session)
-    for role, text in TURNS:
-        facts.add(role, text)
-    return store, facts
+    store = plant(path, session)
+    return store, FactMemory(200, count_words, store=store, session_id=session)
 
 
 def places(store, path, session="alice"):
-    """Every place the secret could be, scanned."""
-    summary = rebuild_memory(summary_memory, store, session)
-    recall = rebuild_memory(recall_memory, store, session)
-    recall.context(SECRET)                      # embeds the pending turns
-    facts = FactMemory(200, count_words, keep_recent=2, store=store, session_id=session)
-    dense = recall.search.dense
-    said = [f"{m.label}: {m.content}" for m in [
-        __import__("kit.messages", fromlist=["Message"]).Message(r, t, 0, i + 1)
-        for i, (r, t) in enumerate(TURNS)] if SECRET in m.content]
-    contexts = {"summary memory context": summary.context(),
-                "running summary": summary.summary,
-                "recall memory context (secret as query)": recall.context(SECRET),
-                "BM25 index terms": " ".join(recall.index.bm25.postings),
-                "fact memory context": facts.context(),
-                "fact memory history": facts.context("every value over time"),
-                "transcript (query)": " ".join(m.content for m in store.turns(session)),
-                "facts (query)": " ".join(f.text for f in store.load_facts(session))}
-    vectors = {"stored embeddings": vectors_hold(dense._vectors[:len(dense)], EMBED, said)}
-    files = [(p.rsplit("/", 1)[-1].replace("chat.db", "database file"), p)
-             for p in sqlite_files(path)]
-    return scan(SECRET, files=files, contexts=contexts, vectors=vectors)
+    return demo_places(store, session)
 
 
 def test_before_a_forget_the_scan_finds_the_secret_in_every_place(tmp_path):
@@ -75,6 +29,7 @@ def test_before_a_forget_the_scan_finds_the_secret_in_every_place(tmp_path):
     report = places(store, str(tmp_path / "chat.db"))
     assert report.completeness < 0.2, report.rows()
     assert "stored embeddings" in report.leaks and "database file" in report.leaks
+    assert report.leaks[-1] == "stored embeddings" and len(report.places) >= 10
 
 
 @pytest.mark.parametrize("how", ["words", "fact", "everything"])
@@ -118,8 +73,7 @@ def test_rows_deleted_without_secure_delete_leave_the_bytes(tmp_path):
 
 def test_an_edited_summary_is_not_a_rebuilt_one(tmp_path):
     store, _ = chat(tmp_path / "chat.db")
-    memory = rebuild_memory(summary_memory, store, "alice")
-    assert SECRET in memory.summary.lower()
+    assert SECRET in store.load_state("alice")["summary"].lower()
     forget(store, "alice", words=[SECRET])
     assert store.load_state("alice") is None            # the derived state went with it
     again = rebuild_memory(summary_memory, store, "alice")
@@ -172,7 +126,6 @@ def test_space_freed_before_the_forget_is_scrubbed_too(tmp_path):
     store does not write with secure_delete): the forget must reach it as well."""
     path = tmp_path / "chat.db"
     store, _ = chat(path)
-    for _ in range(2):                     # the state is saved, then replaced
-        assert SECRET in rebuild_memory(summary_memory, store, "alice").summary.lower()
+    assert SECRET in store.load_state("alice")["summary"].lower()   # saved twice by plant
     forget(store, "alice", words=[SECRET])
     assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).completeness == 1.0
