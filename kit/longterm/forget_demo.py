@@ -59,13 +59,15 @@ def plant(path: str | os.PathLike, session: str = "alice") -> FactStore:
 
 def places(store: FactStore, session: str = "alice") -> ScanReport:
     """Every place :data:`SECRET` could be after :func:`plant`: the store's raw files,
-    the contexts of the three memories rebuilt from it (the secret as the query),
-    the running summary, the BM25 index's terms, the stored rows, and the stored
+    the saved state row as it was, the contexts of the three memories rebuilt from it
+    (the secret as the query), the running summary, the BM25 index's terms, the stored rows, and the stored
     embeddings (vectors of the texts that said it)."""
+    saved = str(store.load_state(session))            # before the rebuilds replace it
     summary = rebuild_memory(summary_memory, store, session)
     recall = rebuild_memory(recall_memory, store, session)
     facts = FactMemory(200, count_words, keep_recent=2, store=store, session_id=session)
-    contexts = {"running summary": summary.summary,
+    contexts = {"saved summary (state row)": saved,
+                "running summary": summary.summary,
                 "summary memory's context": summary.context(),
                 "recall memory's context": recall.context(SECRET),
                 "BM25 index (its terms)": " ".join(recall.index.bm25.postings),

@@ -28,7 +28,8 @@ from kit.longterm.injection import (GuardedFactTable, ObeyingModel, extract_pref
 from kit.memory import RecallMemory, RobustSummaryMemory
 from kit.tokens import count_words
 
-__all__ = ["HALVES", "DEFENCES", "load_attacks", "load_preferences", "build_prompt", "attack_outcome",
+__all__ = ["HALVES", "DEFENCES", "load_attacks", "load_preferences", "build_prompt",
+           "prompt_for", "attack_outcome",
            "preference_stored", "rates", "SYSTEM"]
 
 HALVES = ("development", "held_out")
@@ -119,6 +120,12 @@ def build_prompt(table: FactTable, summary: RobustSummaryMemory, recall: RecallM
             blocks.append(f"{title}\n{fence(text, source) if defended else text}")
     blocks += ["\n".join(recent), f"user: {question}"]
     return "\n\n".join(blocks)
+
+
+def prompt_for(attack: dict, defended, seed: int = 0) -> str:
+    """The later question's prompt after ``attack`` (see :func:`build_prompt`)."""
+    table, summary, recall, question = _run(list(attack["turns"]), defended, seed)
+    return build_prompt(table, summary, recall, question, defended)
 
 
 def _holds(text: str, payload: str) -> bool:
