@@ -1,5 +1,7 @@
 """Planted instructions (kit.longterm.injection): the fence, the refusing decider, the
 write-time check, the obeying stub, and both rates on each half of the phrasings."""
+from dataclasses import replace
+
 import pytest
 
 from kit.longterm.facts import Candidate, Decision, FactTable
@@ -53,7 +55,7 @@ def test_the_write_time_check_names_the_row():
     with pytest.raises(UnsafeWrite, match="too long"):
         check_fact_write(plain.current(), {1: "I prefer " + "x" * 90})
     with pytest.raises(UnsafeWrite, match="first person"):
-        check_fact_write(plain.current(), {1: "Remember: " + "x" * 90})
+        check_fact_write([replace(plain.current()[0], value="x")], {1: "Remember: x"})
 
 
 def test_the_phrasings_are_big_enough_and_cover_every_kind():

@@ -43,8 +43,9 @@ _MARKER = re.compile(r"<\s*/?\s*quoted-data", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _PREFERS = re.compile(r"\bI\s+(?:really\s+)?(?:prefer|like|love|enjoy)\s+(?P<value>[^.!?]+)",
                       re.IGNORECASE)
-_REMEMBER = re.compile(r"\b(?:remember|note|keep in mind|save|store)\b(?:\s+(?:this|that|it)"
-                       r")?\s*(?:[:,-]\s*|\s+that\s+|\s+)(?P<value>[^.!?]+)", re.IGNORECASE)
+_REMEMBER = re.compile(r"\b(?:remember|note|keep in mind|save|store)\b[\s:,-]*"
+                       r"(?:(?:this|that|it)\b[\s:,-]*)?(?P<value>[^.!?]*)", re.IGNORECASE)
+_THAT = re.compile(r"^that\b\s*", re.IGNORECASE)
 # Words that speak to the assistant or lay down a rule, in the languages the deny-list
 # knows; the write-time allow-list does not depend on them.
 _ORDER = re.compile(
@@ -95,7 +96,7 @@ def extract_preferences(text: str, speaker: str = "user", *, source: tuple[int, 
         hit = _PREFERS.search(sentence) or _REMEMBER.search(sentence)
         if hit is None:
             continue
-        value = hit.group("value")
+        value = _THAT.sub("", hit.group("value"))
         inner = _PREFERS.search(value)
         value = (inner.group("value") if inner else value).strip(" \t\"'*-:,;")
         if value:
@@ -124,10 +125,12 @@ def check_fact_write(rows: Sequence[Fact], said: dict[int, str]) -> None:
     for row in rows:
         if row.attribute != PREFERENCE or row.valid_to is not None:
             continue
+        if len(row.value) > MAX_VALUE_CHARS:       # first: the value goes into a pattern
+            raise UnsafeWrite(f"fact {row.id} ({row.text[:60]!r}): too long for one value; "
+                              f"not written")
         stated = re.compile(_STATED + re.escape(row.value), re.IGNORECASE)
         stated = any(stated.search(said.get(n, "")) for n in row.source)
         why = ("not stated in the first person" if not stated else
-               "too long for one value" if len(row.value) > MAX_VALUE_CHARS else
                "holds a fence marker" if _MARKER.search(row.value) else
                "reads as an instruction" if is_instruction(row.value) else "")
         if why:
