@@ -9,7 +9,7 @@ from kit.longterm.forget import (FORGOTTEN, choose, forget, rebuild_memory, rebu
                                  topic_pattern)
 from kit.longterm.forget_scan import scan, sqlite_files
 from kit.longterm.profile import Evidence, Profile
-from kit.longterm.forget_demo import SECRET, plant, summary_memory
+from kit.longterm.forget_demo import SECRET, forget_all, plant, summary_memory
 from kit.longterm.forget_demo import places as demo_places
 from kit.store import TranscriptStore
 from kit.tokens import count_words
@@ -38,9 +38,10 @@ def test_a_forget_reaches_every_place_bytes_included(tmp_path, how):
     fact_id = next(f.id for f in facts.table.current() if f.value == "penicillin")
     kwargs = {"words": dict(words=["Penicillin"]), "fact": dict(fact=fact_id),
               "everything": dict(everything=True)}[how]
-    gone = forget(store, "alice", **kwargs)
+    gone = forget_all(store, "alice", **kwargs)        # forget, then the profile rebuilt
     assert gone.by == how and 3 in gone.messages
     report = places(store, str(tmp_path / "chat.db"))
+    assert "profile file (JSON)" in [p.name for p in report.places]
     assert report.completeness == 1.0, report.rows()
     if how != "everything":                       # the rest is kept, and the numbering
         turns = store.turns("alice")
