@@ -110,7 +110,7 @@ def places(store: FactStore, session: str = "alice") -> ScanReport:
                 "fact rows": " ".join(f.text for f in store.load_facts(session))}
     dense = recall.search.dense
     said = [f"{role}: {text}" for role, text in TURNS if SECRET in text]
-    vectors = {"stored embeddings": vectors_hold(dense._vectors[:len(dense)], EMBED, said)}
+    vectors = {"stored embeddings": vectors_hold(dense.vectors, EMBED, said)}
     names = {"": "database file", "-wal": "write-ahead log (-wal)", "-shm": "shared memory (-shm)",
              "-journal": "rollback journal"}
     files = [(names[p[len(str(store.path)):]], p) for p in sqlite_files(store.path)]
