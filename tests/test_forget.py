@@ -5,8 +5,8 @@ import sqlite3
 import pytest
 
 from kit.longterm.fact_memory import FactMemory
-from kit.longterm.forget import (FORGOTTEN, choose, forget, rebuild_memory, rebuild_profile,
-                                 topic_pattern)
+from kit.longterm.forget import (FORGOTTEN, choose, forget, forget_user, rebuild_memory,
+                                 rebuild_profile, topic_pattern)
 from kit.longterm.forget_scan import scan, sqlite_files
 from kit.longterm.profile import Evidence, Profile
 from kit.longterm.forget_demo import SECRET, forget_all, plant, summary_memory
@@ -130,3 +130,17 @@ def test_space_freed_before_the_forget_is_scrubbed_too(tmp_path):
     assert SECRET in store.load_state("alice")["summary"].lower()   # saved twice by plant
     forget(store, "alice", words=[SECRET])
     assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).completeness == 1.0
+
+
+def test_a_users_sessions_are_forgotten_together_and_others_stay(tmp_path):
+    from kit.messages import Message
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    for session in ("alice-2", "carol"):
+        store.append(session, Message("user", f"{session}: penicillin again", 4, 1))
+    gone = forget_user(store, ["alice", "alice-2"])
+    assert [g.session_id for g in gone] == ["alice", "alice-2"] and len(gone[0].messages) == 10
+    assert store.turns("alice") == [] and store.load_facts("alice") == []
+    assert store.turns("carol")[0].content == "carol: penicillin again"
+    with pytest.raises(TypeError, match="list of session ids"):
+        forget_user(store, "alice")

@@ -26,7 +26,8 @@ went, and the bytes too, not only the rows a query sees (lesson 12):
 
 :func:`kit.longterm.forget_scan.scan` checks all of it on the raw files. Which messages
 go: ``words`` matches whole words, case-insensitively (one regular expression,
-linear in the text); ``fact`` is a fact id; ``everything`` is the whole session.
+linear in the text); ``fact`` is a fact id; ``everything`` is the whole session;
+:func:`forget_user` is everything of several sessions (a user's), scrubbed once.
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ from kit.messages import Message
 from kit.persistence import memory_state, restore
 from kit.store import StoreError, TranscriptStore, check_session
 
-__all__ = ["FORGOTTEN", "Forgotten", "topic_pattern", "choose", "forget", "forget_rows",
+__all__ = ["FORGOTTEN", "Forgotten", "topic_pattern", "choose", "forget", "forget_user",
+           "forget_rows",
            "scrub_bytes", "rebuild_memory", "rebuild_profile"]
 
 FORGOTTEN = "[forgotten]"       # what a forgotten message's text becomes
@@ -179,6 +181,27 @@ def forget(store: TranscriptStore, session_id: str, *, fact: int | None = None,
             forget_rows(db, forgotten, everything=everything)
         scrub_bytes(db, f"session {session_id!r} in {store.path!r}")
     return forgotten
+
+
+def forget_user(store: TranscriptStore, sessions: Iterable[str]) -> list[Forgotten]:
+    """Forget everything of a user: each of their ``sessions`` (ids), in one transaction,
+    the bytes scrubbed once. Returns what went, per session. Raises as :func:`forget`
+    (every id is checked before anything is written)."""
+    if not isinstance(store, TranscriptStore):
+        raise TypeError(f"store must be a kit.store.TranscriptStore, got {store!r:.60}")
+    if isinstance(sessions, str):
+        raise TypeError(f"sessions must be a list of session ids, got {sessions!r:.60}")
+    sessions = [check_session(s) for s in sessions]
+    gone = [Forgotten(s, tuple(m.number for m in store.turns(s)),
+                      tuple(f.id for f in FactStore.load_facts(store, s)), "everything")
+            for s in sessions]
+    with store._using(None, "forgetting a user") as db:
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            for forgotten in gone:
+                forget_rows(db, forgotten, everything=True)
+        scrub_bytes(db, f"the transcript store {store.path!r}")
+    return gone
 
 
 def rebuild_memory(make: Callable[[], object], store: TranscriptStore, session_id: str):
