@@ -67,6 +67,10 @@ LESSON_OF = {
     "as of": ("12_memory_that_changes", "exercise 1, `facts_as_of`, the facts valid on a date"),
     "fact memory": ("12_memory_that_changes", "exercise 2, the whole decide-and-write step "
                     "of a fact memory"),
+    "forget": ("12_memory_that_changes", "exercise 3, `forget_words`, a forget that reaches "
+               "every table and the file's bytes"),
+    "fence": ("12_memory_that_changes", "exercise 4, `fence`, recalled text as quoted data "
+              "that cannot close its fence"),
 }
 UNMAPPED = "no lesson named yet (add the mechanism to LESSON_OF in tools/guide.py)"
 SECTION = re.compile(r"^##\s+(\d+)\s*[.·]\s*(.+?)\s*$")   # "## 3. One compaction", "## 1 · Four"

@@ -22,6 +22,13 @@ similar facts, a checked add/update/retract/none decision, validity intervals an
 provenance), :mod:`~kit.longterm.fact_rules` (the extractors),
 :mod:`~kit.longterm.fact_store` (the ``facts`` table beside the transcript) and
 :mod:`~kit.longterm.fact_memory` (the memory protocol and the baselines).
+
+Forgetting and injection (lesson 12, sections 9 and 10): :mod:`~kit.longterm.forget`
+(forget by fact, topic words or everything, bytes included; memories and profile rebuilt),
+:mod:`~kit.longterm.forget_scan` (the completeness scan of raw files and contexts),
+:mod:`~kit.longterm.forget_demo` (the planted chat of the lesson's table),
+:mod:`~kit.longterm.injection` (the fence, the refusing decider, the write-time check, the
+obeying stub) and :mod:`~kit.longterm.injection_bench` (the phrasings and both rates).
 """
 from kit.longterm.context import DEFAULT_BUDGET_CHARS, InterviewContext, build_interview_context
 from kit.longterm.overflow import (DEFAULT_SUMMARY_CAP_CHARS, FOLLOW_UP_BELOW,

@@ -237,6 +237,14 @@ class DenseIndex:
         self._store(rows)
         self.keys += [key for key, _ in items]
 
+    @property
+    def vectors(self) -> np.ndarray:
+        """The stored vectors, L2-normalised, one row per key in :attr:`keys` order, shape
+        ``(len(self), dim)``: a read-only view (what a forget's scan reads)."""
+        view = self._vectors[:len(self.keys)]
+        view.flags.writeable = False
+        return view
+
     def _embed(self, texts: list[str]) -> np.ndarray:
         """The texts' vectors, checked and L2-normalised (a zero vector stays zero)."""
         count = len(texts)                    # before the call: an embedder may empty it

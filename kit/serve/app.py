@@ -18,6 +18,10 @@ Routes:
   request came, or the store failed: Redis unreachable, a damaged file), 409 (the
   lease was lost; or the key was first sent with another text, or its first turn is
   still running: ``Retry-After``);
+- ``POST /sessions/{id}/forget`` with ``{"words": [...]}`` or ``{"everything": true}``:
+  :meth:`~kit.serve.service.ChatService.forget` under the session's lock (the
+  messages naming a word, or the whole session, bytes included); JSON
+  ``{"session", "forgotten", "by"}``; 400/413/415/408/409/503 as for a turn.
 - ``GET /sessions/{id}/context``: the context panel's data
   (:meth:`~kit.serve.service.ChatService.context`): parts and sizes, the budget, the
   summary, the verbatim turns, the newest trace events;
@@ -287,6 +291,54 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
                     pool.submit(service.finish, turn)
         return send_then_finish
 
+    async def post_forget(request: Request):
+        """``POST /sessions/{id}/forget`` with ``{"words": [...]}`` (the messages naming
+        one) or ``{"everything": true}``: the same checks as a turn (id, JSON, body
+        cap and timeout, the session's lock in arrival order)."""
+        started = time.monotonic()
+        try:
+            session_id = check_session_id(request.path_params["session"])
+        except ValueError as exc:
+            return error(400, str(exc))
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != \
+                "application/json":
+            return error(415, 'send JSON: {"words": ["..."]} or {"everything": true}')
+        try:
+            body = await asyncio.wait_for(read_body(request), body_timeout)
+        except ClientDisconnect:
+            return error(400, "the client went away")
+        except asyncio.TimeoutError:
+            return error(408, f"the body did not arrive within {body_timeout:g} s")
+        if body is None:
+            return error(413, f"the body is over {max_body} bytes")
+        try:
+            asked = json.loads(body)
+            if not isinstance(asked, dict) or len(asked) != 1:
+                raise ValueError
+        except (ValueError, RecursionError):
+            asked = None
+        words = asked.get("words") if asked else None
+        if not ((asked and asked.get("everything") is True) or (
+                isinstance(words, list) and words and all(isinstance(w, str) for w in words))):
+            return error(400, 'the body must be JSON {"words": ["..."]} or {"everything": true}')
+        try:
+            taken = await take(session_id, started)
+            done = await settled(in_pool(turns, service.forget, session_id, words, taken),
+                                 lambda _: None, lambda: taken.release())
+        except SessionBusy as exc:
+            return error(503, str(exc))
+        except StoreBusy:
+            return error(503, f"session {session_id!r}: the store stayed busy; retry")
+        except LeaseLost:
+            return error(409, "the session's lease ran out before the forget was saved; "
+                              "nothing was forgotten: retry")
+        except StoreError as exc:
+            log.error("session %r: the store failed: %s", session_id, exc)
+            return error(503, "the store failed; the server's log says why")
+        except (TypeError, ValueError) as exc:
+            return error(400, str(exc))
+        return JSONResponse(done, headers={"Cache-Control": "no-store"})
+
     async def get_context(request: Request):
         try:
             session_id = check_session_id(request.path_params["session"])
@@ -328,7 +380,8 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
               Route("/static/chat.css", static("chat.css")),
               Route("/health", health),
               Route("/sessions/{session}/messages", post_message, methods=["POST"]),
-              Route("/sessions/{session}/context", get_context)]
+              Route("/sessions/{session}/context", get_context),
+              Route("/sessions/{session}/forget", post_forget, methods=["POST"])]
     middleware = []
     if hosts is not None:
         from starlette.middleware import Middleware

@@ -4,11 +4,14 @@ server's run id."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
+from kit.longterm.forget import FORGOTTEN, Forgotten, choose, topic_pattern
 from kit.messages import Message
 from kit.serve.stores import (EVENTS_KEPT, KEY_TTL, KEYS_KEPT, QUEUE_TTL, KeyRecord, Lease,
                               LeaseLost, SessionStore, Snapshot, TurnRecord, _check_acquire, _check_commit,
@@ -151,6 +154,24 @@ return 1
 """
 
 
+# KEYS: lock, messages, meta, state, events, turns, keys, key times, the set of sessions
+# ARGV: lock value ('' = unfenced), 'all' or 'some', the session id, the record's json,
+#       then pairs of (number, redacted message json)
+_FORGET = _RUN + """
+if ARGV[1] ~= '' and not held(KEYS[1], ARGV[1]) then
+  return redis.error_reply('LEASELOST')
+end
+if ARGV[2] == 'all' then
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[6])
+  redis.call('SREM', KEYS[9], ARGV[3])
+end
+for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('DEL', KEYS[4], KEYS[5], KEYS[7], KEYS[8])
+redis.call('RPUSH', KEYS[5], ARGV[4])
+return 1
+"""
+_REWRITE_WAIT = 60.0       # seconds a forget waits for Redis to rewrite its files
+
 _USER_PASSWORD = re.compile(r"(//[^:/@?#]*:)[^/?#]*@")   # to the last "@" of the host part
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
 
@@ -204,6 +225,7 @@ class RedisSessionStore(SessionStore):
         self._commit = self._redis.register_script(_COMMIT)
         self._claim = self._redis.register_script(_CLAIM)
         self._enqueue = self._redis.register_script(_ENQUEUE)
+        self._forget = self._redis.register_script(_FORGET)
         self._closed = False
         self._lock = threading.Lock()
 
@@ -373,6 +395,74 @@ class RedisSessionStore(SessionStore):
                          key(session_id, "events"), key(session_id, "turns"),
                          f"{self.prefix}:sessions", key(session_id, "keys"),
                          key(session_id, "keytimes")], args=args)
+
+    def forget(self, session_id: str, lease: Lease | None, words: Sequence[str] | None = None
+               ) -> tuple[int, ...]:
+        check_session(session_id)
+        if lease is not None and (not isinstance(lease, Lease) or lease.session_id != session_id):
+            raise ValueError(f"the lease {lease!r:.80} is not a lease of session {session_id!r}")
+        if words is not None:
+            topic_pattern(words)                             # checked before anything
+        turns = self.transcript(session_id)   # stable under the lease: only it commits
+        numbers, facts, by = choose(turns, [], words=words, everything=words is None)
+        args: list = ["" if lease is None else self._value(lease),
+                      "all" if words is None else "some", session_id,
+                      json.dumps(Forgotten(session_id, numbers, facts, by).record())]
+        for m in turns:
+            if words is not None and m.number in numbers:
+                args += [m.number, _message_json(replace(m, content=FORGOTTEN))]
+        key = self._key
+        self._call(session_id, "forgetting", self._forget,
+                   keys=[key(session_id, n) for n in ("lock", "messages", "meta", "state",
+                                                      "events", "turns", "keys", "keytimes")]
+                   + [f"{self.prefix}:sessions"], args=args)
+        self.rewrite(session_id)
+        return numbers
+
+    def rewrite(self, session_id: str | None = None, wait: float = _REWRITE_WAIT) -> None:
+        """Make the server's files forget too: ``BGREWRITEAOF`` (the append-only file
+        rewritten from the data as it is now; the old one, which holds every command
+        ever sent, is replaced) and, when the server keeps RDB snapshots (a ``save``
+        schedule, a snapshot written in this run, or a snapshot file on this machine),
+        ``BGSAVE``; waits until both are done. Raises StoreError if one fails or takes
+        longer than ``wait`` seconds."""
+        r, where = self._redis, session_id
+        info = self._call(where, "reading INFO", r.info, "persistence")
+        snapshot = info.get("rdb_last_bgsave_time_sec", -1) != -1
+        try:
+            got = {}
+            for name in ("save", "dir", "dbfilename"):
+                got.update(self._call(where, "CONFIG GET", r.config_get, name))
+            snapshot = snapshot or bool(got.get("save")) or os.path.exists(
+                os.path.join(got.get("dir", ""), got.get("dbfilename", "dump.rdb")))
+        except StoreError:                    # CONFIG disabled: INFO alone decides
+            pass
+        self._settle(where, wait)             # a rewrite already running holds old data
+        if info.get("aof_enabled"):
+            self._call(where, "BGREWRITEAOF", r.bgrewriteaof)
+        if snapshot:
+            self._settle(where, wait)
+            self._call(where, "BGSAVE", r.bgsave)
+        self._settle(where, wait)
+        info = self._call(where, "reading INFO", r.info, "persistence")
+        for name in ("aof_last_bgrewrite_status", "rdb_last_bgsave_status"):
+            if info.get(name, "ok") != "ok":
+                raise StoreError(f"{self.url!r}: {name} is {info.get(name)!r} after a "
+                                 f"forget: the server's files may still hold the text")
+
+    def _settle(self, where: str | None, wait: float) -> None:
+        """Wait until no AOF rewrite or RDB save runs or is scheduled."""
+        deadline = time.monotonic() + wait
+        while True:
+            info = self._call(where, "reading INFO", self._redis.info, "persistence")
+            if not any(int(info.get(n, 0)) for n in (
+                    "aof_rewrite_in_progress", "aof_rewrite_scheduled",
+                    "rdb_bgsave_in_progress")):
+                return
+            if time.monotonic() > deadline:
+                raise StoreError(f"{self.url!r}: the server did not finish rewriting its "
+                                 f"files within {wait:g} s after a forget")
+            time.sleep(0.01)
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         check_session(session_id)

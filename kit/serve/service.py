@@ -479,6 +479,24 @@ class ChatService:
         return turn.answer
 
     # -- reading -------------------------------------------------------------------
+    def forget(self, session_id: str, words: list[str] | None = None,
+               taken: Held | None = None) -> dict:
+        """Forget the session's messages naming one of ``words``, or all of it when
+        ``words`` is None (:meth:`~kit.serve.stores.SessionStore.forget`: texts, saved
+        state, events, idempotency outcomes, and the store's bytes), under the session's
+        lock like a turn (``taken``, or taken here: :class:`SessionBusy` after ``wait``
+        seconds); the memory is rebuilt from the remaining raw turns at the next load.
+        Returns ``{"session", "forgotten": message numbers, "by"}``. Raises ValueError
+        for a bad id or words (nothing written), LeaseLost, StoreError."""
+        check_session_id(session_id)
+        held = taken if taken is not None else self.take(session_id)
+        try:
+            numbers = self.store.forget(session_id, held.lease, words)
+        finally:
+            held.release()
+        return {"session": session_id, "forgotten": list(numbers),
+                "by": "everything" if words is None else "words"}
+
     def context(self, session_id: str, events: int = 20) -> dict:
         """What the context panel shows, as JSON-ready dict: ``turns`` committed,
         ``budget``, ``unit``, ``size``, ``parts`` (name, tokens, items given, cut, in

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from kit.longterm.forget import Forgotten, choose, forget_rows, scrub_bytes, topic_pattern
 from kit.messages import Message
 from kit.serve.stores import (EVENTS_KEPT, KEY_TTL, KEYS_KEPT, QUEUE_TTL, KeyRecord, Lease,
                               LeaseLost, SessionStore, Snapshot, StoreBusy, TurnRecord,
@@ -347,6 +348,27 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
                                " < ? OR key NOT IN (SELECT key FROM idempotency WHERE "
                                "session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?))",
                                (session_id, now - self.key_ttl, session_id, self.keys_kept))
+
+    def forget(self, session_id: str, lease: Lease | None, words: Sequence[str] | None = None
+               ) -> tuple[int, ...]:
+        check_session(session_id)
+        if lease is not None and (not isinstance(lease, Lease) or lease.session_id != session_id):
+            raise ValueError(f"the lease {lease!r:.80} is not a lease of session {session_id!r}")
+        if words is not None:
+            topic_pattern(words)                             # checked before anything
+        with self._using(session_id, "forgetting") as db:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                if lease is not None:
+                    self._require(db, lease, "; nothing was forgotten")
+                turns = self._messages(session_id, db.execute(
+                    "SELECT role, content, tokens, number, speaker, when_text FROM messages "
+                    "WHERE session_id = ? ORDER BY number", (session_id,)).fetchall())
+                numbers, facts, by = choose(turns, [], words=words, everything=words is None)
+                forget_rows(db, Forgotten(session_id, numbers, facts, by),
+                            everything=words is None)
+            scrub_bytes(db, f"session {session_id!r} in {self.path!r}")
+        return numbers
 
     def events(self, session_id: str, last: int = 20) -> list[dict]:
         check_session(session_id)

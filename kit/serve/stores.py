@@ -239,6 +239,20 @@ class SessionStore:
         if ``lease`` is no longer held (nothing written)."""
         raise NotImplementedError
 
+    def forget(self, session_id: str, lease: Lease | None, words: Sequence[str] | None = None
+               ) -> tuple[int, ...]:
+        """Forget the session's messages naming one of ``words`` (whole words, any case),
+        or everything of the session when ``words`` is None; return the message
+        numbers whose text went (:mod:`kit.longterm.forget`). Texts become
+        ``"[forgotten]"`` (numbers kept), the saved state, trace events and idempotency
+        outcomes go (the memory is rebuilt from the remaining raw turns at the next
+        load), a record is written; the lease row stays (a token is never handed out
+        twice). Fenced like :meth:`commit` (:class:`LeaseLost`: nothing written). The
+        bytes go too, before it returns: SQLite ``secure_delete``, ``VACUUM`` and a
+        truncated log; Redis an append-only-file rewrite (and a new snapshot when it
+        keeps one), waited for."""
+        raise NotImplementedError
+
     def ping(self) -> bool:
         """True if the store answers; raises StoreError if it does not."""
         raise NotImplementedError

@@ -1,0 +1,245 @@
+"""Forget: by fact, by topic words, or everything of a session, everywhere it went.
+
+A user's "forget what I told you about my health" must reach every place the text
+went, and the bytes too, not only the rows a query sees (lesson 12):
+
+- **the transcript** (the source of truth): each chosen message's text is replaced by
+  :data:`FORGOTTEN` (its number stays, so the numbering the facts and the summary
+  refer to holds), and a record that it was forgotten is written to the session's
+  ``events`` (message numbers and how, never the words);
+- **the fact memory**: the chosen facts' rows are deleted (a fact's whole history of
+  values: a superseded value is the same secret, older);
+- **the running summary** and every derived state (the saved memory state, the
+  service's trace events and idempotency outcomes, which hold replies): deleted, and
+  the memory is **rebuilt from the remaining raw turns** (:func:`rebuild_memory`), never
+  edited in place: an edited summary still says the secret in another wording;
+- **the BM25 index and the stored embeddings** of a recall memory live in the memory
+  and are rebuilt with it (:func:`rebuild_memory` replays the redacted transcript);
+- **the profile**: :func:`rebuild_profile` merges the per-session profiles again,
+  without the forgotten session and without any label or signal naming a topic word;
+- **the bytes**: SQLite keeps deleted rows in free pages and old page images in its
+  write-ahead log. :func:`forget` runs its transaction with ``PRAGMA secure_delete=ON``
+  (freed space is overwritten with zeros), then ``VACUUM`` (text freed earlier, without
+  zeros, goes too) and a ``wal_checkpoint(TRUNCATE)`` (the log's frames copied back and
+  the ``-wal`` file cut to 0 bytes). The service's Redis
+  store is rewritten by :meth:`kit.serve.redis_store.RedisSessionStore.forget`.
+
+:func:`kit.longterm.forget_scan.scan` checks all of it on the raw files. Which messages
+go: ``words`` matches whole words, case-insensitively (one regular expression,
+linear in the text); ``fact`` is a fact id; ``everything`` is the whole session;
+:func:`forget_user` is everything of several sessions (a user's), scrubbed once.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from kit.longterm.fact_store import FactStore
+from kit.longterm.facts import Fact
+from kit.longterm.profile import Evidence, Profile, merge_profiles
+from kit.messages import Message
+from kit.persistence import memory_state, restore
+from kit.store import StoreError, TranscriptStore, check_session
+
+__all__ = ["FORGOTTEN", "Forgotten", "topic_pattern", "choose", "forget", "forget_user",
+           "forget_rows",
+           "scrub_bytes", "rebuild_memory", "rebuild_profile"]
+
+FORGOTTEN = "[forgotten]"       # what a forgotten message's text becomes
+_CHECKPOINT_TRIES = 20
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What one forget did: ``messages`` (numbers whose text went), ``facts`` (ids of
+    the fact rows deleted), ``by`` ("fact", "words" or "everything")."""
+
+    session_id: str
+    messages: tuple[int, ...]
+    facts: tuple[int, ...]
+    by: str
+
+    def record(self) -> dict:
+        """The event written beside the transcript: what went, never the words."""
+        return {"kind": "forgotten", "by": self.by, "messages": list(self.messages),
+                "facts": len(self.facts)}
+
+
+def topic_pattern(words: Iterable[str]) -> re.Pattern:
+    """One case-insensitive pattern matching any of ``words`` as a whole word. Raises
+    TypeError/ValueError naming a word that is not a non-empty str, or no words."""
+    if isinstance(words, str):
+        words = [words]
+    words = list(words)
+    for word in words:
+        if not isinstance(word, str) or not word.strip():
+            raise ValueError(f"topic words must be non-empty strs, got {word!r:.60}")
+    if not words:
+        raise ValueError("forget by topic needs at least one word, got none")
+    alternatives = "|".join(re.escape(w.strip()) for w in sorted(set(words), key=len,
+                                                                  reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None = None,
+           words: Iterable[str] | None = None, everything: bool = False
+           ) -> tuple[tuple[int, ...], tuple[int, ...], str]:
+    """(message numbers, fact ids, how) a forget takes. Exactly one way must be given.
+
+    - ``fact``: that fact, every fact of its subject and attribute (its history), the
+      messages that stated or closed them and every message naming one of their values
+      (the assistant's "penicillin noted" repeats the secret);
+    - ``words``: every message and fact whose text names a word, and the facts stated
+      by those messages;
+    - ``everything``: every message and fact.
+    Raises ValueError for none or more than one way, or an unknown fact id."""
+    given = [fact is not None, words is not None, bool(everything)]
+    if sum(given) != 1:
+        raise ValueError("forget takes exactly one of fact=, words= or everything=True")
+    if everything:
+        return tuple(m.number for m in turns), tuple(f.id for f in facts), "everything"
+    if fact is not None:
+        target = next((f for f in facts if f.id == fact), None)
+        if target is None:
+            raise ValueError(f"no stored fact has id {fact!r:.30}")
+        chosen = [f for f in facts if (f.subject, f.attribute) ==
+                  (target.subject, target.attribute)]
+        said = topic_pattern([f.value for f in chosen if f.value.strip()] or [target.text])
+        numbers = {n for f in chosen for n in f.source + f.closed_by}
+        numbers |= {m.number for m in turns if said.search(m.content)}  # echoes, replies
+        ids = [f.id for f in facts if f in chosen or said.search(f.text)
+               or numbers & set(f.source)]
+        return tuple(sorted(numbers)), tuple(ids), "fact"
+    pattern = topic_pattern(words)
+    numbers = {m.number for m in turns if pattern.search(m.content)}
+    chosen = [f.id for f in facts if pattern.search(f.text) or numbers & set(f.source)]
+    return tuple(sorted(numbers)), tuple(chosen), "words"
+
+
+def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: bool) -> None:
+    """The forget's writes, inside the caller's open transaction on ``db`` (a
+    transcript-store file): texts replaced, fact rows deleted, the derived rows (saved
+    state, events, idempotency outcomes) deleted, the record written. The service's
+    SQLite store calls it after its lease check, in the same transaction."""
+    session = forgotten.session_id
+    db.execute("PRAGMA secure_delete = ON")        # freed space is overwritten with zeros
+    if everything:
+        for table in ("messages", "turns", "waiters", "facts"):
+            db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session,))
+    else:
+        for number in forgotten.messages:
+            db.execute("UPDATE messages SET content = ? WHERE session_id = ? AND number = ?",
+                       (FORGOTTEN, session, number))
+        for fact_id in forgotten.facts:
+            db.execute("DELETE FROM facts WHERE session_id = ? AND id = ?", (session, fact_id))
+    for table in ("session_state", "events", "idempotency"):   # derived: rebuilt later
+        db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session,))
+    db.execute("INSERT INTO events (session_id, event) VALUES (?, ?)",
+               (session, json.dumps(forgotten.record(), sort_keys=True)))
+
+
+def scrub_bytes(db: sqlite3.Connection, where: str) -> None:
+    """After a forget's commit: ``VACUUM`` (the file rebuilt with no free pages: text
+    freed *before* the forget, when ``secure_delete`` was off, goes too), then the
+    write-ahead log copied back and cut to 0 bytes (``wal_checkpoint(TRUNCATE)``;
+    nothing more for a rollback-journal file). Retries while
+    a reader holds it; raises :class:`StoreError` naming ``where`` if it stays busy."""
+    db.execute("VACUUM")                  # space freed before the forget, without zeros
+    if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        return
+    for _ in range(_CHECKPOINT_TRIES):
+        busy, _log, _done = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy:
+            return
+    raise StoreError(f"{where}: the forget is committed but the write-ahead log could "
+                     f"not be truncated (a reader held it {_CHECKPOINT_TRIES} times); "
+                     f"run the forget again")
+
+
+def forget(store: TranscriptStore, session_id: str, *, fact: int | None = None,
+           words: Iterable[str] | None = None, everything: bool = False) -> Forgotten:
+    """Forget in ``store`` (a transcript store: every file has the facts table) one way:
+    ``fact`` (an id), ``words`` (topic words) or ``everything`` (see :func:`choose`);
+    return what went. One transaction under ``secure_delete``, then the log scrubbed
+    (:func:`scrub_bytes`). In-process memories are stale afterwards: rebuild them
+    (:func:`rebuild_memory`; a :class:`~kit.longterm.fact_memory.FactMemory` is made
+    again on the store). Raises TypeError/ValueError for a bad argument (nothing
+    written), :class:`StoreError` naming the path and session if SQLite fails."""
+    if not isinstance(store, TranscriptStore):
+        raise TypeError(f"store must be a kit.store.TranscriptStore, got {store!r:.60}")
+    check_session(session_id)
+    facts = FactStore.load_facts(store, session_id)    # every store file has the table
+    numbers, fact_ids, by = choose(store.turns(session_id), facts, fact=fact, words=words,
+                                   everything=everything)
+    forgotten = Forgotten(session_id, numbers, fact_ids, by)
+    with store._using(session_id, "forgetting") as db:
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            forget_rows(db, forgotten, everything=everything)
+        scrub_bytes(db, f"session {session_id!r} in {store.path!r}")
+    return forgotten
+
+
+def forget_user(store: TranscriptStore, sessions: Iterable[str]) -> list[Forgotten]:
+    """Forget everything of a user: each of their ``sessions`` (ids), in one transaction,
+    the bytes scrubbed once. Returns what went, per session. Raises as :func:`forget`
+    (every id is checked before anything is written)."""
+    if not isinstance(store, TranscriptStore):
+        raise TypeError(f"store must be a kit.store.TranscriptStore, got {store!r:.60}")
+    if isinstance(sessions, str):
+        raise TypeError(f"sessions must be a list of session ids, got {sessions!r:.60}")
+    sessions = [check_session(s) for s in sessions]
+    gone = [Forgotten(s, tuple(m.number for m in store.turns(s)),
+                      tuple(f.id for f in FactStore.load_facts(store, s)), "everything")
+            for s in sessions]
+    with store._using(None, "forgetting a user") as db:
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            for forgotten in gone:
+                forget_rows(db, forgotten, everything=True)
+        scrub_bytes(db, f"the transcript store {store.path!r}")
+    return gone
+
+
+def rebuild_memory(make: Callable[[], object], store: TranscriptStore, session_id: str):
+    """A memory rebuilt from the session's remaining raw turns: ``make()`` gives a fresh
+    memory, every stored turn (forgotten ones as :data:`FORGOTTEN`) is added to it in
+    order (its summary folded again, its search index and embeddings built again), its
+    state saved, and it is returned restored and attached to ``store``. Raises what the
+    memory's ``add`` raises (nothing saved then) and what :func:`restore` raises."""
+    check_session(session_id)
+    memory = make()
+    for m in store.turns(session_id):
+        memory.add(m.role, m.content, speaker=m.speaker or None, when=m.when or None)
+    store.save_state(session_id, {**memory_state(memory), "settings": memory.settings()})
+    return restore(make(), store, session_id)
+
+
+def _kept(items: tuple, pattern: re.Pattern | None) -> tuple:
+    if pattern is None:
+        return items
+    return tuple(i for i in items if not pattern.search(
+        i.label if isinstance(i, Evidence) else i))
+
+
+def rebuild_profile(per_session: Mapping[str, Profile], *, session: str | None = None,
+                    words: Iterable[str] | None = None) -> Profile | None:
+    """The profile merged again from the per-session profiles (one per session id, in
+    order), without ``session`` and without any label or signal naming a topic word;
+    None when no session is left. Never edits the merged profile: a count merged in
+    cannot be taken back out. Raises ValueError for an unknown ``session``."""
+    if session is not None and session not in per_session:
+        raise ValueError(f"no profile for session {session!r:.60}")
+    pattern = topic_pattern(words) if words is not None else None
+    merged = None
+    for sid, p in per_session.items():
+        if sid == session:
+            continue
+        clean = Profile(_kept(p.strengths, pattern), _kept(p.weaknesses, pattern),
+                        _kept(p.project_signals, pattern), _kept(p.role_fit_signals, pattern),
+                        _kept(p.recommended_focus, pattern), p.sessions, p.min_support)
+        merged = merge_profiles(merged, clean)
+    return merged

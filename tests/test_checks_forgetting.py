@@ -1,0 +1,76 @@
+"""Lesson 12's forgetting and fence checkers reject every registered wrong answer (each
+with its own hint) and accept two designs each."""
+import sqlite3
+
+import pytest
+
+from kit.checks import CheckFailed
+from kit.checks.forgetting import check_fence, check_forget
+from kit.longterm.forget import forget
+from kit.longterm.injection import FENCE_CLOSE, FENCE_OPEN, fence
+from kit.mistakes import mistakes
+from kit.store import TranscriptStore
+
+CHECKERS = {"forget": check_forget, "fence": check_fence}
+CASES = [(m, wrong) for m in CHECKERS for wrong in mistakes(m)]
+
+
+@pytest.mark.parametrize("mechanism, wrong", CASES, ids=[f"{m}:{w.name}" for m, w in CASES])
+def test_each_wrong_answer_is_rejected_with_its_hint(mechanism, wrong):
+    with pytest.raises(CheckFailed) as failure:
+        CHECKERS[mechanism](wrong.answer)
+    assert wrong.hint in str(failure.value)
+    others = [w.hint for w in mistakes(mechanism) if w is not wrong]
+    assert not any(h in str(failure.value) for h in others)
+
+
+def test_the_registry_names_the_three_wrong_answers_the_lesson_shows():
+    names = {w.name for m in CHECKERS for w in mistakes(m)}
+    assert {"forget-misses-summary", "rows-deleted-bytes-left", "unfenced-recall"} <= names
+
+
+def kits_forget(path, session_id, words):
+    with TranscriptStore(path) as store:
+        forget(store, session_id, words=words)
+
+
+def rebuilt_file(path, session_id, words):
+    """Another design: copy what is kept into a fresh file with VACUUM INTO, and swap it in
+    (no secure_delete: nothing freed is ever in the new file)."""
+    import os
+    import re
+    pattern = re.compile("|".join(rf"\b{re.escape(w)}\b" for w in words), re.I)
+    db = sqlite3.connect(path)
+    with db:
+        for number, content in db.execute("SELECT number, content FROM messages WHERE "
+                                          "session_id = ?", (session_id,)).fetchall():
+            if pattern.search(content):
+                db.execute("UPDATE messages SET content = '(forgotten)' WHERE session_id = ? "
+                           "AND number = ?", (session_id, number))
+        db.execute("DELETE FROM facts WHERE session_id = ? AND value LIKE ?", (session_id,
+                   f"%{words[0]}%"))
+        db.execute("DELETE FROM session_state WHERE session_id = ?", (session_id,))
+    db.execute("PRAGMA journal_mode = DELETE")       # the log folded back and removed
+    db.execute(f"VACUUM INTO '{path}.new'")
+    db.close()
+    os.replace(f"{path}.new", path)
+    for side in ("-wal", "-shm"):
+        if os.path.exists(path + side):
+            os.remove(path + side)
+
+
+@pytest.mark.parametrize("answer", [kits_forget, rebuilt_file])
+def test_two_designs_of_forget_pass(answer, capsys):
+    check_forget(answer)
+    assert capsys.readouterr().out.startswith("PASS forget_words: 4 cases")
+
+
+def escaped(text, source):
+    """Another fence design: every '<' of the text escaped as an HTML entity."""
+    return f"{FENCE_OPEN.format(source=source)}\n{text.replace('<', '&lt;')}\n{FENCE_CLOSE}"
+
+
+@pytest.mark.parametrize("answer", [fence, escaped])
+def test_two_designs_of_fence_pass(answer, capsys):
+    check_fence(answer)
+    assert capsys.readouterr().out.startswith("PASS fence: 32 cases")

@@ -1,0 +1,146 @@
+"""Forgetting (kit.longterm.forget) and its completeness scan (kit.longterm.forget_scan):
+each place a forget reaches, each way of forgetting, raw bytes included."""
+import sqlite3
+
+import pytest
+
+from kit.longterm.fact_memory import FactMemory
+from kit.longterm.forget import (FORGOTTEN, choose, forget, forget_user, rebuild_memory,
+                                 rebuild_profile, topic_pattern)
+from kit.longterm.forget_scan import scan, sqlite_files
+from kit.longterm.profile import Evidence, Profile
+from kit.longterm.forget_demo import SECRET, forget_all, plant, summary_memory
+from kit.longterm.forget_demo import places as demo_places
+from kit.store import TranscriptStore
+from kit.tokens import count_words
+
+
+def chat(path, session="alice"):
+    store = plant(path, session)
+    return store, FactMemory(200, count_words, store=store, session_id=session)
+
+
+def places(store, path, session="alice"):
+    return demo_places(store, session)
+
+
+def test_before_a_forget_the_scan_finds_the_secret_in_every_place(tmp_path):
+    store, _ = chat(tmp_path / "chat.db")
+    report = places(store, str(tmp_path / "chat.db"))
+    assert report.completeness < 0.2, report.rows()
+    assert "stored embeddings" in report.leaks and "database file" in report.leaks
+    assert report.leaks[-1] == "stored embeddings" and len(report.places) >= 10
+
+
+@pytest.mark.parametrize("how", ["words", "fact", "everything"])
+def test_a_forget_reaches_every_place_bytes_included(tmp_path, how):
+    store, facts = chat(tmp_path / "chat.db")
+    fact_id = next(f.id for f in facts.table.current() if f.value == "penicillin")
+    kwargs = {"words": dict(words=["Penicillin"]), "fact": dict(fact=fact_id),
+              "everything": dict(everything=True)}[how]
+    gone = forget_all(store, "alice", **kwargs)        # forget, then the profile rebuilt
+    assert gone.by == how and 3 in gone.messages
+    report = places(store, str(tmp_path / "chat.db"))
+    assert "profile file (JSON)" in [p.name for p in report.places]
+    assert report.completeness == 1.0, report.rows()
+    if how != "everything":                       # the rest is kept, and the numbering
+        turns = store.turns("alice")
+        assert [m.number for m in turns] == list(range(1, 11))
+        assert turns[2].content == FORGOTTEN and "Lisbon" in turns[0].content
+        assert any(f.value == "Lisbon" for f in store.load_facts("alice"))
+
+
+def test_the_record_says_what_went_never_the_words(tmp_path):
+    store, _ = chat(tmp_path / "chat.db")
+    forget(store, "alice", words=["penicillin"])
+    with sqlite3.connect(tmp_path / "chat.db") as db:
+        events = [row[0] for row in db.execute("SELECT event FROM events")]
+    assert len(events) == 1 and '"forgotten"' in events[0] and SECRET not in events[0]
+    assert '"messages": [3, 4]' in events[0]
+
+
+def test_rows_deleted_without_secure_delete_leave_the_bytes(tmp_path):
+    """The wrong answer the scan exists for: a query finds nothing, the file still has it."""
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    with store._using("alice", "deleting") as db, db:
+        db.execute("PRAGMA secure_delete = OFF")
+        db.execute("UPDATE messages SET content = '[forgotten]' WHERE content LIKE "
+                   "'%penicillin%'")
+        db.execute("DELETE FROM facts WHERE value = 'penicillin'")
+    assert not any(SECRET in m.content for m in store.turns("alice"))
+    assert scan(SECRET, files=[("db", str(path))]).leaks == ["db"]
+
+
+def test_an_edited_summary_is_not_a_rebuilt_one(tmp_path):
+    store, _ = chat(tmp_path / "chat.db")
+    assert SECRET in store.load_state("alice")["summary"].lower()
+    forget(store, "alice", words=[SECRET])
+    assert store.load_state("alice") is None            # the derived state went with it
+    again = rebuild_memory(summary_memory, store, "alice")
+    assert SECRET not in again.summary.lower() and "lisbon" in again.summary.lower()
+
+
+def test_choose_and_the_topic_pattern():
+    from kit.messages import Message
+    turns = [Message("user", t, 0, i + 1) for i, t in enumerate(
+        ["Penicillin again", "penicillins are many", "no", "PENICILLIN!"])]
+    assert choose(turns, [], words=["penicillin"])[0] == (1, 4)     # whole words only
+    assert topic_pattern(["a.b"]).search("axb") is None             # escaped
+    with pytest.raises(ValueError, match="exactly one"):
+        choose(turns, [], words=["x"], everything=True)
+    with pytest.raises(ValueError, match="no stored fact has id 9"):
+        choose(turns, [], fact=9)
+    with pytest.raises(ValueError, match="non-empty"):
+        topic_pattern([""])
+
+
+def test_a_wal_file_is_checkpointed_and_truncated(tmp_path):
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA journal_mode = WAL")
+    store = TranscriptStore(path)
+    store.append("bob", __import__("kit.messages", fromlist=["Message"]).Message(
+        "user", "penicillin for bob too", 1, 1))
+    forget(store, "bob", everything=True)
+    forget(store, "alice", words=[SECRET])
+    report = scan(SECRET, files=[(p, p) for p in sqlite_files(path)])
+    assert report.completeness == 1.0, report.rows()
+    assert (tmp_path / "chat.db-wal").stat().st_size == 0
+
+
+def test_the_profile_is_merged_again_without_the_session_or_the_topic():
+    def one(sid, weakness, signal):
+        return Profile((), (Evidence(weakness, 1, (sid,)),), (signal,), sessions=(sid,))
+    per = {"s1": one("s1", "sql joins", "mentioned penicillin allergy"),
+           "s2": one("s2", "sql joins", "built a cache")}
+    merged = rebuild_profile(per, words=[SECRET])
+    assert merged.project_signals == ("built a cache",) and merged.weaknesses[0].turns == 2
+    assert rebuild_profile(per, session="s1").sessions == ("s2",)
+    assert rebuild_profile({"s1": per["s1"]}, session="s1") is None
+
+
+def test_space_freed_before_the_forget_is_scrubbed_too(tmp_path):
+    """A saved summary replaced before the forget left its old text in a free cell (the
+    store does not write with secure_delete): the forget must reach it as well."""
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    assert SECRET in store.load_state("alice")["summary"].lower()   # saved twice by plant
+    forget(store, "alice", words=[SECRET])
+    assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).completeness == 1.0
+
+
+def test_a_users_sessions_are_forgotten_together_and_others_stay(tmp_path):
+    from kit.messages import Message
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    for session in ("alice-2", "carol"):
+        store.append(session, Message("user", f"{session}: penicillin again", 4, 1))
+    gone = forget_user(store, ["alice", "alice-2"])
+    assert [g.session_id for g in gone] == ["alice", "alice-2"] and len(gone[0].messages) == 10
+    assert store.turns("alice") == [] and store.load_facts("alice") == []
+    assert store.turns("carol")[0].content == "carol: penicillin again"
+    with pytest.raises(TypeError, match="list of session ids"):
+        forget_user(store, "alice")

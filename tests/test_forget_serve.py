@@ -1,0 +1,114 @@
+"""Forgetting in the chat service: both stores (SQLite and a real Redis), fenced by the
+lease, the bytes of the SQLite file and of Redis's append-only file and snapshot gone,
+and the HTTP route with the service's checks."""
+import asyncio
+import itertools
+import os
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve extra is not installed")
+httpx = pytest.importorskip("httpx", reason="the serve extra is not installed")
+
+from kit.longterm.forget import FORGOTTEN
+from kit.longterm.forget_scan import redis_files, scan, sqlite_files
+from kit.messages import Message
+from kit.serve import ChatService, SQLiteSessionStore, service_memory
+from kit.serve.app import create_app
+from kit.serve.stores import LeaseLost
+
+SECRET = "hemoglobin-a1c"
+_prefixes = itertools.count()
+
+
+def fill(store, session="alice"):
+    lease = store.acquire(session, 60)
+    texts = ["hello there", f"my {SECRET} was 9 percent", "noted", "what is for lunch"]
+    messages = [Message("user" if i % 2 == 0 else "assistant", t, 3, i + 1)
+                for i, t in enumerate(texts)]
+    store.commit(session, lease, messages, {"summary": f"user said {SECRET}"},
+                 events=[{"kind": "turn", "text": SECRET}])
+    return lease
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        made = SQLiteSessionStore(tmp_path / "chat.db")
+        made.files = lambda: sqlite_files(tmp_path / "chat.db")
+    else:
+        from kit.serve.redis_store import RedisSessionStore
+        url = request.getfixturevalue("redis_url")
+        made = RedisSessionStore(url, prefix=f"forget{next(_prefixes)}")
+        made._redis.config_set("rdbcompression", "no")   # the secret readable before
+        made._redis.bgsave()                                 # a snapshot exists too
+        folder = os.path.dirname(url.removeprefix("unix://"))
+        made.files = lambda: redis_files(folder)
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize("words", [["Hemoglobin-A1c"], None])
+def test_a_service_forget_reaches_the_store_and_its_bytes(store, words):
+    lease = fill(store)
+    if store.kind == "redis":
+        store.rewrite()                      # the snapshot now holds the secret as well
+    before = scan(SECRET, files=[(f, f) for f in store.files()])
+    assert before.leaks, before.rows()
+    assert store.forget("alice", lease, words) == ((2,) if words else (1, 2, 3, 4))
+    after = scan(SECRET, files=[(f, f) for f in store.files()], contexts={
+        "transcript": " ".join(m.content for m in store.transcript("alice")),
+        "state": str(store.load("alice").state), "events": str(store.events("alice"))})
+    assert after.completeness == 1.0, after.rows()
+    assert store.events("alice")[-1]["kind"] == "forgotten"
+    if words:
+        assert [m.content for m in store.transcript("alice")][:2] == ["hello there", FORGOTTEN]
+    else:
+        assert store.transcript("alice") == [] and store.load("alice").last == 0
+
+
+def test_a_forget_is_fenced_by_the_lease(tmp_path):
+    with SQLiteSessionStore(tmp_path / "chat.db") as store:
+        lease = fill(store)
+        store.release(lease)
+        store.acquire("alice", 60)
+        with pytest.raises(LeaseLost):
+            store.forget("alice", lease, [SECRET])
+        assert SECRET in store.transcript("alice")[1].content
+
+
+def call(app, method, path, **kwargs):
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app),
+                                     base_url="http://kit.test") as client:
+            return await client.request(method, path, **kwargs)
+    return asyncio.run(go())
+
+
+def test_the_forget_route_and_its_checks(tmp_path):
+    with SQLiteSessionStore(tmp_path / "chat.db") as store:
+        service = ChatService(store, memory_factory=service_memory(budget=60, keep_recent=4),
+                              wait=0.2)
+        app = create_app(service, max_body=100)
+        for text in ["I take metformin daily.", "What should I eat?"]:
+            assert call(app, "POST", "/sessions/alice/messages",
+                        json={"text": text}).status_code == 200
+        cases = [({"json": {"words": ["x" * 200]}}, 413), ({"json": {"words": []}}, 400),
+                 ({"json": {"words": "metformin"}}, 400), ({"json": {"everything": 1}}, 400),
+                 ({"content": b"{", "headers": {"content-type": "application/json"}}, 400),
+                 ({"content": b'{"everything": true}'}, 415)]
+        for kwargs, status in cases:
+            assert call(app, "POST", "/sessions/alice/forget", **kwargs).status_code == status
+        assert call(app, "POST", "/sessions/a%20b/forget",
+                    json={"everything": True}).status_code == 400
+        held = store.acquire("alice", 60)
+        assert call(app, "POST", "/sessions/alice/forget",
+                    json={"words": ["metformin"]}).status_code == 503        # busy
+        store.release(held)
+        assert "metformin" in str(store.transcript("alice"))
+        done = call(app, "POST", "/sessions/alice/forget", json={"words": ["Metformin"]})
+        assert done.status_code == 200 and done.json()["forgotten"] == [1]
+        assert "metformin" not in str(service.context("alice")).lower()
+        assert store.holder("alice") is None                     # the lock went back
+        assert call(app, "POST", "/sessions/alice/messages",
+                    json={"text": "And tomorrow?"}).status_code == 200   # it goes on
