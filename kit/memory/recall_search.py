@@ -21,10 +21,12 @@ ablation measures what each one adds:
 - **a model's parts** (``decompose``, optional): a prompt model splits the question
   instead (:data:`kit.prompts.DECOMPOSE_PROMPT`, one sub-question per line); if it
   fails or says nothing usable, the rule-based split is used and :attr:`last` says so.
-- **dense retrieval** (``embedder``, optional): ``embed(texts) -> vectors``
-  (:mod:`kit.ranking.dense`; a real model: the packaged MiniLM, ``embedder="semantic"``);
-  cosine similarity ranks the turns too, fused with weight ``dense_weight``. Turns are
-  embedded in batches, at the first search after they were added.
+- **dense retrieval** (``embedder``; on by default when the ``semantic`` extra is
+  installed): ``embed(texts) -> vectors`` (:mod:`kit.ranking.dense`; by default the
+  packaged MiniLM, loaded once per process, each distinct text embedded once;
+  ``embedder=None`` turns it off); cosine similarity ranks the turns too, fused with
+  weight ``dense_weight``. Turns are embedded in batches, at the first search after
+  they were added.
 - **neighbour expansion** (``neighbours``): a recalled turn brings its partner, right
   after it in the ranking: the reply when the turn asks a question (ends with "?"),
   else the turn it answers (the one before), if another speaker said it in the same
@@ -109,9 +111,12 @@ class RecallSearch:
     bools; ``decompose``: a prompt model or None; ``embedder``: ``list[str] -> vectors``,
     or ``"semantic"`` (the packaged MiniLM, :func:`kit.ranking.dense.semantic_embedder`;
     :class:`~kit.ranking.onnx_embedder.ModelUnavailable` without the ``semantic``
-    extra), ``"auto"`` (that model when installed, else none) or None;
+    extra), ``"auto"`` (the default: that model when installed, else none: BM25 and
+    its parts alone, silently) or None (no dense ranking);
     ``dense_weight``: the weight (>= 0) of the dense ranking in the fusion, the
-    question's BM25 ranking weighing 1; ``k_rrf``: RRF's constant. Raises TypeError /
+    question's BM25 ranking weighing 1 (1.0: plain RRF, the rule stated before any
+    measurement; the cross-validation between the two shared LoCoMo conversations in
+    docs/embeddings.md keeps it); ``k_rrf``: RRF's constant. Raises TypeError /
     ValueError naming a bad value.
 
     The defaults, from the ablation and the cross-validation of :mod:`kit.ablation` on
@@ -129,7 +134,7 @@ class RecallSearch:
 
     def __init__(self, index=None, *, sessions: int = 0, split: bool = True,
                  neighbours: bool = False, decompose: PromptModel | None = None,
-                 embedder=None, dense_weight: float = 1.0, k_rrf: float = 60) -> None:
+                 embedder="auto", dense_weight: float = 1.0, k_rrf: float = 60) -> None:
         if index is None:
             index = TurnIndex()
         if not isinstance(index, TurnIndex) or len(index) or index.owned:
