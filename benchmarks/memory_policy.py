@@ -68,6 +68,7 @@ import importlib
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from kit.ablation import ablation_table, cross_validate, cv_table, run_ablation
 from kit.locomo import data_dir, load_locomo_dir
@@ -200,14 +201,48 @@ def search_options(args: argparse.Namespace) -> dict:
     return options
 
 
+SEARCHED = ("recall", "recall + RRF", "hybrid")      # the strategies given the embedder
+
+
 def prefetch(embedder: Watched, conversations) -> None:
-    """Embed every question in one call per conversation when the embedder keeps what it
-    embeds (a :class:`~kit.ranking.dense.CachedEmbedder`): one model run per 64
-    questions instead of one per question."""
+    """Embed every question, then every turn as recall memory embeds it
+    (:func:`kit.memory.recall_search.dense_text`), one call per conversation each, when
+    the embedder keeps what it embeds (a :class:`~kit.ranking.dense.CachedEmbedder`):
+    batches of 64 instead of one text per question. Run on a thread of its own while
+    the strategies that do not use the model run (the runtime releases the GIL); a
+    failure here is left to the memories, which embed what is missing themselves."""
+    from kit.memory.recall_search import dense_text
+    from kit.memory_eval import render_turn
     from kit.ranking.dense import CachedEmbedder
     if isinstance(embedder.model, CachedEmbedder):
         for conversation in conversations:
             embedder.model([q.question for q in conversation.questions])
+            embedder.model([dense_text(t.speaker, render_turn(t, True)[0])
+                            for t in conversation.turns])
+
+
+def run_all(conversations, budgets, strategies, measure, options, check, ahead: bool):
+    """Every strategy at every budget, conversation by conversation, in the table's order.
+    With ``ahead`` (a model given), the model embeds the questions and turns on a thread
+    of its own while the strategies that do not use it run, then the recall strategies
+    run."""
+    order = {name: i for i, name in enumerate(strategies)}
+    pool = ThreadPoolExecutor(1) if ahead else None
+    if pool is not None:
+        pending = pool.submit(prefetch, options["embedder"], conversations)
+    results = []
+    for batch in progress([[c] for c in conversations] or [[]], "conversations"):
+        groups = ([[s for s in strategies if s not in SEARCHED],
+                   [s for s in strategies if s in SEARCHED]] if ahead else [strategies])
+        runs = [run for group in groups if group
+                for run in run_policy_benchmark(batch, budgets, group, measure=measure,
+                                                search=options, check=check)]
+        runs.sort(key=lambda r: (budgets.index(r.budget), order[r.strategy]))
+        results += runs
+    if pool is not None:
+        pending.exception()                     # waited for; its failure left to the memories
+        pool.shutdown()
+    return results
 
 
 def time_table(without: float, with_model: float, embedder) -> str:
@@ -250,13 +285,8 @@ def main(argv: list[str] | None = None) -> int:
             without = time.perf_counter() - start
         measure = CachedMeasure()                   # one tokenizer cache for every run
         start = time.perf_counter()
-        if timed:                                   # the questions, in batches, up front
-            prefetch(options["embedder"], conversations)
-        results = [run for batch in progress([[c] for c in conversations] or [[]],
-                                             "conversations")
-                   for run in run_policy_benchmark(batch, budgets, strategies,
-                                                   measure=measure, search=options,
-                                                   check=args.check)]
+        results = run_all(conversations, budgets, strategies, measure, options, args.check,
+                          timed)
     except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
@@ -297,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
                                  f"paired-bootstrap CI)"))
         if args.cv:
             print()
-            print(cv_table(cross_validate(conversations, budgets, measure=measure),
+            print(cv_table(cross_validate(conversations, budgets, measure=measure,
+                                          options=options),
                            "Which search parts are on, chosen on the other conversations and "
                            "scored on the one left out"))
     except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:

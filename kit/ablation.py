@@ -276,12 +276,15 @@ def leave_one_out(scores: Mapping[str, Sequence[float]]) -> list[tuple[str, floa
 def cross_validate(conversations: Sequence[LongConversation],
                    budgets: Sequence[int] = (2000,), grid: Sequence[Mapping] = GRID,
                    stated: Mapping = STATED, categories: Sequence[int] = (1, 2, 3, 4), *,
-                   measure: CachedMeasure | None = None) -> list[CVResult]:
+                   measure: CachedMeasure | None = None,
+                   options: Mapping | None = None) -> list[CVResult]:
     """Leave-one-conversation-out cross-validation of which search parts are on
     (``grid``: RecallSearch keywords ``split``, ``neighbours``, ``sessions``;
     ``stated``: the default), at each budget: each setting's all-evidence coverage over
-    ``categories`` on each conversation, then :func:`leave_one_out`. Raises ValueError
-    for fewer than 2 conversations."""
+    ``categories`` on each conversation, then :func:`leave_one_out`. ``options``: other
+    RecallSearch keywords for every setting (e.g. ``embedder=None``: no model). Raises
+    ValueError for fewer than 2 conversations."""
+    options = dict(options or {})
     conversations = list(conversations)
     if len(conversations) < 2:
         raise ValueError(f"cross-validation needs at least 2 conversations, got "
@@ -297,7 +300,8 @@ def cross_validate(conversations: Sequence[LongConversation],
     cache = measure if measure is not None else CachedMeasure()
     folds, shared = [], SharedScores()
     for budget in budgets:
-        scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {}, g, shared),
+        scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {},
+                                                                      {**options, **g}, shared),
                                                     label, measure=cache)], categories).mean())
                           for c in conversations]
                   for g, label in zip(grid, labels)}

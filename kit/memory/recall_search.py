@@ -55,13 +55,20 @@ from kit.validation import check_flag, check_int, check_weight
 if TYPE_CHECKING:                 # numpy is imported when a search first needs it
     import numpy as np
 
-__all__ = ["RecallSearch", "split_query", "parse_parts", "MAX_PARTS"]
+__all__ = ["RecallSearch", "split_query", "parse_parts", "dense_text", "MAX_PARTS"]
 
 MAX_PARTS = 4                       # sub-questions searched, at most
 # No \s* around the separator: re.split would retry it at every space of a long run
 # (quadratic); the clauses are stripped after the split instead.
 _CLAUSE = re.compile(r"[,;]|\b(?:and|or|but|as\s+well\s+as)\b", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s*)?(?:\*{0,2}\d{1,3}[.)]\*{0,2})?")
+
+
+def dense_text(label: str, content: str) -> str:
+    """The text a turn is embedded as: ``"Caroline: I went yesterday."`` (its speaker,
+    else its role, then its text), so that a benchmark can embed a conversation's turns
+    ahead, in batches, and the memories find them in the embedder's cache."""
+    return f"{label}: {content}"
 
 
 def split_query(question: str, tokenize, names: Iterable[str] = ()) -> list[str]:
@@ -212,7 +219,7 @@ class RecallSearch:
         for message in messages:
             self._index(message)
         if self.dense is not None and messages:
-            self._unembedded += [(m.number, f"{m.label}: {m.content}") for m in messages]
+            self._unembedded += [(m.number, dense_text(m.label, m.content)) for m in messages]
 
     def _embed_pending(self) -> None:
         """Embed the turns not embedded yet, in one call; on a failure keep them for the

@@ -162,6 +162,9 @@ class OnnxEmbedder:
         options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
+        # threads that wait sleep instead of spinning: on a shared machine a spinning
+        # thread takes the core the rest of the program needs
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(str(self.path), options,
                                                      providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
