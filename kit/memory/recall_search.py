@@ -378,16 +378,15 @@ class RecallSearch:
                 if self._unembedded:
                     self._embed_pending()       # the new turns, in one call
                 try:
-                    found = ([n for n, _ in self.dense.search(query, below)]
+                    found = (self._dense_positions(query, below)
                              if not self._unembedded else None)   # None: it failed just now
                 except Exception as exc:        # the embedder is down: BM25 alone
                     self._embedder_failed(exc)
                 else:
                     if found is not None:
-                        rankings.append(np.array([bm25.position(n) for n in found],
-                                                 dtype=np.int64))
+                        rankings.append(found)
                         weights.append(self.dense_weight)
-                        self.last["dense"] = found
+                        self.last["dense"] = keys[found].tolist()
         if recent.strip():
             rankings.append(self.index.ranking(recent, below))
             weights.append(1.0)
@@ -399,6 +398,19 @@ class RecallSearch:
             return fused
         numbers = self._with_partners(keys[fused].tolist(), below)
         return np.array([bm25.position(n) for n in numbers], dtype=np.int64)
+
+    def _dense_positions(self, query: str, below: int | None):
+        """The dense ranking as BM25 index positions. With every turn embedded the two
+        indexes hold the same turns in the same order (the dense one only turns of the
+        BM25 one, both by increasing number), so a position is the same in both; else
+        each is mapped by its number."""
+        import numpy as np
+        positions, _ = self.dense.ranked_positions(query, below)
+        if len(self.dense) == len(self.index):
+            return positions
+        bm25 = self.index.bm25
+        return np.array([bm25.position(self.dense.keys[p]) for p in positions.tolist()],
+                        dtype=np.int64)
 
     def partner(self, number: int) -> int | None:
         """The turn that answers turn ``number`` (it asks) or that it answers (the one
