@@ -134,7 +134,7 @@ class OnnxEmbedder:
 
     def __init__(self, model: str | Path | None = None, *, tokenizer: str | Path | None = None,
                  sha256: str | None = MINILM_SHA256, max_length: int = 256,
-                 batch_size: int = 64, threads: int = 1) -> None:
+                 batch_size: int = 32, threads: int = 1) -> None:
         if sha256 is not None and (not isinstance(sha256, str) or len(sha256) != 64
                                    or any(c not in "0123456789abcdef" for c in sha256)):
             raise ValueError(f"sha256 must be 64 lowercase hex digits or None, got {sha256!r:.80}")
