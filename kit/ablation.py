@@ -8,7 +8,10 @@ all-evidence coverage with it minus the coverage without it, in points, pooled o
 confidence interval from a paired bootstrap over questions (Efron and Tibshirani 1993:
 resample the questions with replacement, 2,000 times, seeded; the 2.5th and 97.5th
 percentiles of the resampled gains). A gain whose interval holds 0 is not yet a gain:
-43 multi-hop questions move 2.3 points each.
+43 multi-hop questions move 2.3 points each. With the ``semantic`` extra installed the
+packaged embedding model is a part too (:data:`MODEL`, on by default, switched off), and
+the static table distilled from it an option (:data:`STATIC`, measured against the memory
+with no model; ``benchmarks/dense_weight_cv.py`` prints both).
 
 **Cross-validation** (:func:`cross_validate`, :func:`cv_table`): a setting chosen on
 the conversations it is then scored on flatters itself. Leave one conversation out:
@@ -39,7 +42,8 @@ from kit.ranking.dense import HashingEmbedder, semantic_available
 from kit.trace import Table
 from kit.validation import check_budget, check_int
 
-__all__ = ["PARTS", "OPTIONAL", "FULL", "MODEL", "STATIC", "recall_factory", "AblationRun", "run_ablation", "gain",
+__all__ = ["PARTS", "OPTIONAL", "FULL", "MODEL", "STATIC", "recall_factory", "AblationRun",
+           "run_ablation", "gain",
            "ablation_table", "cross_validate", "cv_table", "CVResult", "GRID", "STATED",
            "variants", "leave_one_out"]
 

@@ -201,8 +201,8 @@ def _check_against_evaluator(evidence_coverage: Callable) -> int:
     holder: dict = {}
 
     def factory(measure):
-        holder["memory"] = RecallMemory(300, measure,                # BM25 alone: the same
-                                        search=RecallSearch(embedder=None))   # with or without the extra
+        holder["memory"] = RecallMemory(      # BM25 alone: the same with or without the extra
+            300, measure, search=RecallSearch(embedder=None))
         return holder["memory"]
 
     run = evaluate(conversation, factory, "recall", measure=count_words)
