@@ -30,10 +30,12 @@ Context sizes are the ones each memory reports under its own counting rule (its
 loads of every run from the texts with the memory's rule and stops on any
 disagreement.
 
-A real semantic model is an option: ``--embedder`` gives recall memory a dense
-retriever fused with BM25 (``semantic``: the packaged all-MiniLM-L6-v2, run offline by
-:class:`kit.ranking.dense.OnnxEmbedder`, needs the ``semantic`` extra; ``auto``: that
-model when installed, else none; ``static``: a word-piece table distilled from that
+Recall memory's dense retriever: by default the memory's own (the packaged
+all-MiniLM-L6-v2 fused with BM25 when the ``semantic`` extra is installed, else none);
+``--embedder`` sets it (``semantic``: the packaged model, run offline by
+:class:`kit.ranking.dense.OnnxEmbedder` on ``--threads`` threads, needs the extra;
+``auto``: that model when installed, else none; ``none``: BM25 and its parts alone;
+``static``: a word-piece table distilled from that
 model, :class:`kit.ranking.static_embedder.StaticEmbedder`, no model run per text;
 ``hashing``: the deterministic stand-in of
 :mod:`kit.ranking.dense`, no model; ``openai``: an OpenAI-compatible ``/embeddings``
@@ -44,15 +46,18 @@ stated before any measurement), and ``--llm`` a model that splits each question 
 (``openai``: the chat endpoint of :mod:`kit.openai_compat`, configured from the
 environment; ``module:name``: a prompt model ``str -> str``).
 
-With an embedder, the benchmark first runs every strategy without it, then with it,
-cold (the model's cache emptied: no embedding kept from an earlier run), and prints the
-two times side by side: the recall strategies share one embedding per turn text and per
-question (:class:`kit.ranking.dense.CachedEmbedder`).
+With an embedder named by ``--embedder``, the benchmark first runs every strategy
+without any (``embedder=None``), then with it, cold (a model and cache of its own: no
+embedding kept from an earlier run), and prints the two times side by side: the recall
+strategies share one embedding per turn text and per question
+(:class:`kit.ranking.dense.CachedEmbedder`), the questions embedded up front in
+batches.
 
 Usage: python benchmarks/memory_policy.py [--data [DIR]] [--conversations 26,30]
        [--budgets 1000,2000,4000,8000] [--strategies "sliding window,BM25,recall"]
        [--ablation] [--cv] [--check 5]
-       [--embedder semantic|auto|static|hashing|openai|module:name] [--dense-weight 1]
+       [--embedder semantic|auto|none|static|hashing|openai|module:name] [--threads 2]
+       [--dense-weight 1]
        [--llm openai|module:name]
        [--sessions 20 --turns-per-session 20 --seed 0]   (synthetic conversation)
 """
@@ -60,8 +65,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from kit.ablation import ablation_table, cross_validate, cv_table, run_ablation
 from kit.locomo import data_dir, load_locomo_dir
@@ -99,8 +106,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="re-count N loads per run with the memory's own counting rule "
                              "and stop on any disagreement (default 5; 0: none)")
     parser.add_argument("--embedder", default=None, metavar="SPEC",
-                        help="a dense retriever for recall: semantic (the packaged model), "
-                             "auto, static, hashing, openai or module:name")
+                        help="recall's dense retriever: semantic (the packaged model, timed "
+                             "against none), auto, none, static, hashing, openai or "
+                             "module:name (default: the memory's own, the packaged model "
+                             "when installed)")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                        metavar="N", help="the packaged model's threads (default 2, or 1 on "
+                                          "one core; the vectors do not depend on it)")
     parser.add_argument("--dense-weight", type=float, default=1.0, metavar="W",
                         help="the dense ranking's weight in the fusion (default 1)")
     parser.add_argument("--llm", default=None, metavar="SPEC",
@@ -152,15 +164,22 @@ class Watched:
 def search_options(args: argparse.Namespace) -> dict:
     """RecallSearch keywords from ``--embedder`` and ``--llm``, each model watched."""
     options = {}
+    if args.threads < 1:
+        raise ValueError(f"--threads must be >= 1, got {args.threads}")
     if args.embedder in ("semantic", "auto"):
-        from kit.ranking.dense import CachedEmbedder, OnnxEmbedder, resolve_embedder
-        found = resolve_embedder(args.embedder)     # ModelUnavailable without the extra
-        if found is not None:                       # a cache of its own: cold
-            options["embedder"] = CachedEmbedder(OnnxEmbedder())
+        from kit.ranking.dense import (INSTALL_HINT, CachedEmbedder, ModelUnavailable,
+                                       OnnxEmbedder, semantic_available)
+        if semantic_available():                    # a model and a cache of its own: cold
+            options["embedder"] = CachedEmbedder(OnnxEmbedder(threads=args.threads))
+        elif args.embedder == "semantic":
+            raise ModelUnavailable(f"--embedder semantic needs the embedding runtime and "
+                                   f"model: {INSTALL_HINT}")
+    elif args.embedder == "none":
+        return {"embedder": None}
     elif args.embedder == "static":
-        from kit.ranking.dense import CachedEmbedder
+        from kit.ranking.dense import CachedEmbedder, OnnxEmbedder
         from kit.ranking.static_embedder import StaticEmbedder
-        options["embedder"] = CachedEmbedder(StaticEmbedder())
+        options["embedder"] = CachedEmbedder(StaticEmbedder(OnnxEmbedder(threads=args.threads)))
     elif args.embedder == "hashing":
         from kit.ranking.dense import HashingEmbedder
         options["embedder"] = HashingEmbedder()
@@ -175,21 +194,55 @@ def search_options(args: argparse.Namespace) -> dict:
     elif args.llm is not None:
         options["decompose"] = load_object(args.llm, "llm")
     for key, flag in (("embedder", "--embedder"), ("decompose", "--llm")):
-        if key in options:
+        if options.get(key) is not None:
             options[key] = Watched(options[key], flag)
-    if "embedder" in options and args.dense_weight != 1.0:
+    if args.dense_weight != 1.0:
         options["dense_weight"] = args.dense_weight
     return options
 
 
+SEARCHED = ("recall", "recall + RRF", "hybrid")      # the strategies given the embedder
+
+
 def prefetch(embedder: Watched, conversations) -> None:
-    """Embed every question in one call per conversation when the embedder keeps what it
-    embeds (a :class:`~kit.ranking.dense.CachedEmbedder`): one model run per 64
-    questions instead of one per question."""
+    """Embed every question, then every turn as recall memory embeds it
+    (:func:`kit.memory.recall_search.dense_text`), one call per conversation each, when
+    the embedder keeps what it embeds (a :class:`~kit.ranking.dense.CachedEmbedder`):
+    batches of 64 instead of one text per question. Run on a thread of its own while
+    the strategies that do not use the model run (the runtime releases the GIL); a
+    failure here is left to the memories, which embed what is missing themselves."""
+    from kit.memory.recall_search import dense_text
+    from kit.memory_eval import render_turn
     from kit.ranking.dense import CachedEmbedder
     if isinstance(embedder.model, CachedEmbedder):
         for conversation in conversations:
             embedder.model([q.question for q in conversation.questions])
+            embedder.model([dense_text(t.speaker, render_turn(t, True)[0])
+                            for t in conversation.turns])
+
+
+def run_all(conversations, budgets, strategies, measure, options, check, ahead: bool):
+    """Every strategy at every budget, conversation by conversation, in the table's order.
+    With ``ahead`` (a model given), the model embeds the questions and turns on a thread
+    of its own while the strategies that do not use it run, then the recall strategies
+    run."""
+    order = {name: i for i, name in enumerate(strategies)}
+    pool = ThreadPoolExecutor(1) if ahead else None
+    if pool is not None:
+        pending = pool.submit(prefetch, options["embedder"], conversations)
+    results = []
+    for batch in progress([[c] for c in conversations] or [[]], "conversations"):
+        groups = ([[s for s in strategies if s not in SEARCHED],
+                   [s for s in strategies if s in SEARCHED]] if ahead else [strategies])
+        runs = [run for group in groups if group
+                for run in run_policy_benchmark(batch, budgets, group, measure=measure,
+                                                search=options, check=check)]
+        runs.sort(key=lambda r: (budgets.index(r.budget), order[r.strategy]))
+        results += runs
+    if pool is not None:
+        pending.exception()                     # waited for; its failure left to the memories
+        pool.shutdown()
+    return results
 
 
 def time_table(without: float, with_model: float, embedder) -> str:
@@ -220,25 +273,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.cv and len(conversations) < 2:
             raise ValueError(f"--cv needs two conversations or more, got {len(conversations)}")
         options = search_options(args)
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        without = None
-        if "embedder" in options:                   # the floor: the same runs, no model
+        without, timed = None, options.get("embedder") is not None
+        if timed:                                   # the floor: the same runs, no model
             start = time.perf_counter()
             run_policy_benchmark(conversations, budgets, strategies, measure=CachedMeasure(),
-                                 check=args.check)
+                                 search={"embedder": None}, check=args.check)
             without = time.perf_counter() - start
         measure = CachedMeasure()                   # one tokenizer cache for every run
         start = time.perf_counter()
-        if "embedder" in options:                   # the questions, in batches, up front
-            prefetch(options["embedder"], conversations)
-        results = [run for batch in progress([[c] for c in conversations] or [[]],
-                                             "conversations")
-                   for run in run_policy_benchmark(batch, budgets, strategies,
-                                                   measure=measure, search=options,
-                                                   check=args.check)]
+        results = run_all(conversations, budgets, strategies, measure, options, args.check,
+                          timed)
     except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
@@ -279,14 +327,16 @@ def main(argv: list[str] | None = None) -> int:
                                  f"paired-bootstrap CI)"))
         if args.cv:
             print()
-            print(cv_table(cross_validate(conversations, budgets, measure=measure),
+            print(cv_table(cross_validate(conversations, budgets, measure=measure,
+                                          options=options),
                            "Which search parts are on, chosen on the other conversations and "
                            "scored on the one left out"))
     except (ValueError, TypeError, RuntimeError, OSError, CompactionError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     for model in options.values():
-        print(model.report())
+        if isinstance(model, Watched):
+            print(model.report())
     return 0
 
 

@@ -8,7 +8,10 @@ all-evidence coverage with it minus the coverage without it, in points, pooled o
 confidence interval from a paired bootstrap over questions (Efron and Tibshirani 1993:
 resample the questions with replacement, 2,000 times, seeded; the 2.5th and 97.5th
 percentiles of the resampled gains). A gain whose interval holds 0 is not yet a gain:
-43 multi-hop questions move 2.3 points each.
+43 multi-hop questions move 2.3 points each. With the ``semantic`` extra installed the
+packaged embedding model is a part too (:data:`MODEL`, on by default, switched off), and
+the static table distilled from it an option (:data:`STATIC`, measured against the memory
+with no model; ``benchmarks/dense_weight_cv.py`` prints both).
 
 **Cross-validation** (:func:`cross_validate`, :func:`cv_table`): a setting chosen on
 the conversations it is then scored on flatters itself. Leave one conversation out:
@@ -35,11 +38,12 @@ from kit.locomo import LongConversation
 from kit.memory import RecallMemory, RecallSearch, SharedScores, TurnIndex
 from kit.memory_eval import CachedMeasure, evaluate
 from kit.memory_scores import EvalRun
-from kit.ranking.dense import HashingEmbedder
+from kit.ranking.dense import HashingEmbedder, semantic_available
 from kit.trace import Table
 from kit.validation import check_budget, check_int
 
-__all__ = ["PARTS", "OPTIONAL", "FULL", "recall_factory", "AblationRun", "run_ablation", "gain",
+__all__ = ["PARTS", "OPTIONAL", "FULL", "MODEL", "STATIC", "recall_factory", "AblationRun",
+           "run_ablation", "gain",
            "ablation_table", "cross_validate", "cv_table", "CVResult", "GRID", "STATED",
            "variants", "leave_one_out"]
 
@@ -61,6 +65,10 @@ PARTS: dict[str, tuple[bool, dict, dict]] = {
 }
 # parts a user turns on with a real model (RecallSearch keyword -> part name)
 OPTIONAL = {"embedder": "dense retrieval", "decompose": "model decomposition"}
+# the packaged model, on by default when installed (measured by switching it off), and
+# the static table distilled from it (measured against no model at all)
+MODEL = "dense retrieval (MiniLM)"
+STATIC = "dense, static table instead"
 RESAMPLES, SEED = 2000, 0
 
 
@@ -89,12 +97,22 @@ class AblationRun:
     run: EvalRun
 
 
-def variants(options: Mapping | None = None) -> dict[str, tuple[bool, dict, dict]]:
+def variants(options: Mapping | None = None, static=None) -> dict[str, tuple[bool, dict, dict]]:
     """:data:`PARTS`, plus a part for each real model in ``options`` (RecallSearch
     keywords ``embedder``, ``decompose``: on in the full memory, measured by switching
-    it off; a real embedder replaces the hashing stand-in)."""
+    it off; a real embedder replaces the hashing stand-in). With no ``embedder`` in
+    ``options`` and the ``semantic`` extra installed, the default memory has the packaged
+    model: :data:`MODEL` is measured by switching it off (and replaces the hashing
+    stand-in), and ``static`` (an embedder, e.g. a
+    :class:`~kit.ranking.static_embedder.StaticEmbedder`) adds :data:`STATIC`, the
+    memory with that embedder instead, measured against the memory with no model."""
     options = dict(options or {})
     found = dict(PARTS)
+    if "embedder" not in options and semantic_available():
+        del found["dense, hashing stand-in"]
+        found[MODEL] = (True, {}, {"embedder": None})
+        if static is not None:
+            found[STATIC] = (False, {}, {"embedder": static})
     if options.get("embedder") is not None:
         del found["dense, hashing stand-in"]
     for key, name in OPTIONAL.items():
@@ -105,15 +123,18 @@ def variants(options: Mapping | None = None) -> dict[str, tuple[bool, dict, dict
 
 def run_ablation(conversations: Iterable[LongConversation], budgets: Sequence[int],
                  parts: Iterable[str] | None = None, *, options: Mapping | None = None,
-                 measure: CachedMeasure | None = None) -> list[AblationRun]:
+                 measure: CachedMeasure | None = None, static=None) -> list[AblationRun]:
     """Recall memory with its defaults (plus ``options``: RecallSearch keywords, e.g.
     ``embedder=`` / ``decompose=`` a real model) and once with each of ``parts``
     switched (default all of :func:`variants`), at each budget (ints > 0, tokens) on
-    each conversation. Raises ValueError naming an unknown part or a bad budget;
-    nothing runs before the arguments are checked."""
+    each conversation; ``static``: see :func:`variants` (:data:`STATIC` also runs the
+    memory without the model). Raises ValueError naming an unknown part or a bad
+    budget; nothing runs before the arguments are checked."""
     conversations, budgets = list(conversations), [check_budget(b) for b in budgets]
-    options, known = dict(options or {}), variants(options)
+    options, known = dict(options or {}), variants(options, static)
     picked = list(known) if parts is None else [parts] if isinstance(parts, str) else list(parts)
+    if STATIC in picked and MODEL not in picked:
+        picked.append(MODEL)                    # the static row is measured against it
     unknown = [p for p in picked if p not in known]
     if unknown:
         raise ValueError(f"unknown part(s) {unknown}; choose from {', '.join(known)}")
@@ -173,8 +194,8 @@ def ablation_table(runs: Sequence[AblationRun], options: Mapping | None = None,
     """One row per part and budget: whether the part is on by default, the default
     memory's all-evidence coverage % over categories 1-4, and the part's gain (with it
     minus without it, points, 95 % CI) over 1-4, multi-hop and temporal, pooled over
-    the conversations run."""
-    known = variants(options)
+    the conversations run (:data:`STATIC`: with the static table minus with no model)."""
+    known = variants(options, static=True)
     by: dict[tuple[str, int], list[EvalRun]] = {}
     for r in runs:
         by.setdefault((r.variant, r.budget), []).append(r.run)
@@ -186,6 +207,8 @@ def ablation_table(runs: Sequence[AblationRun], options: Mapping | None = None,
         for budget in budgets:
             full, switched = by[(FULL, budget)], by[(name, budget)]
             with_it, without = (full, switched) if on else (switched, full)
+            if name == STATIC:                  # against the memory with no model at all
+                without = by[(MODEL, budget)]
             pooled = _outcomes(full, (1, 2, 3, 4))
             rows.append([name, "on" if on else "off", f"{budget:,}", len(pooled),
                          f"{100 * pooled.mean():.1f}",
@@ -257,12 +280,15 @@ def leave_one_out(scores: Mapping[str, Sequence[float]]) -> list[tuple[str, floa
 def cross_validate(conversations: Sequence[LongConversation],
                    budgets: Sequence[int] = (2000,), grid: Sequence[Mapping] = GRID,
                    stated: Mapping = STATED, categories: Sequence[int] = (1, 2, 3, 4), *,
-                   measure: CachedMeasure | None = None) -> list[CVResult]:
+                   measure: CachedMeasure | None = None,
+                   options: Mapping | None = None) -> list[CVResult]:
     """Leave-one-conversation-out cross-validation of which search parts are on
     (``grid``: RecallSearch keywords ``split``, ``neighbours``, ``sessions``;
     ``stated``: the default), at each budget: each setting's all-evidence coverage over
-    ``categories`` on each conversation, then :func:`leave_one_out`. Raises ValueError
-    for fewer than 2 conversations."""
+    ``categories`` on each conversation, then :func:`leave_one_out`. ``options``: other
+    RecallSearch keywords for every setting (e.g. ``embedder=None``: no model). Raises
+    ValueError for fewer than 2 conversations."""
+    options = dict(options or {})
     conversations = list(conversations)
     if len(conversations) < 2:
         raise ValueError(f"cross-validation needs at least 2 conversations, got "
@@ -278,7 +304,8 @@ def cross_validate(conversations: Sequence[LongConversation],
     cache = measure if measure is not None else CachedMeasure()
     folds, shared = [], SharedScores()
     for budget in budgets:
-        scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {}, g, shared),
+        scores = {label: [float(_outcomes([evaluate(c, recall_factory(budget, {},
+                                                                      {**options, **g}, shared),
                                                     label, measure=cache)], categories).mean())
                           for c in conversations]
                   for g, label in zip(grid, labels)}

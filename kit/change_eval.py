@@ -17,7 +17,10 @@ is present when it occurs as whole words, case ignored):
 
 The policies (:data:`POLICIES`, budget in tokens): append-only facts, overwrite facts,
 the temporal fact memory (:mod:`kit.longterm.fact_memory`), and lesson 09's summary and
-recall memories (:func:`kit.policy_bench.strategy_factories`). :func:`change_table`
+recall memories (:func:`kit.policy_bench.strategy_factories`; recall memory without
+the embedding model, ``embedder=None``: what changes is a matter of which value is
+current, not of finding the turn, and 20 conversations would cost about 50 s of model
+time). :func:`change_table`
 gives one row per split and policy; :func:`check_change_targets` sets the issue's
 targets beside the held-out figures.
 """
@@ -85,7 +88,7 @@ def policy_factories(budget: int = 2000, names: Iterable[str] | None = None
     unknown = [n for n in names if n not in POLICIES]
     if unknown:
         raise ValueError(f"unknown policies {unknown}; policies are {', '.join(POLICIES)}")
-    lesson09 = strategy_factories(budget, ["summary", "recall"])
+    lesson09 = strategy_factories(budget, ["summary", "recall"], search={"embedder": None})
     speakers = ("Maya", "Leo")
     built = {"append-only": lambda m: AppendOnlyFacts(budget, m, speakers=speakers),
              "overwrite": lambda m: OverwriteFacts(budget, m, speakers=speakers),

@@ -21,14 +21,16 @@ The strategies (:data:`STRATEGIES`; ``budget`` in the measure's unit, tokens by 
   :class:`~kit.memory.RecallMemory` with no recent turns (``keep_recent=0``,
   ``recent=0``), an index without the conversation parts (no speaker, date or
   resolved time indexed, ``spread=(0, 0)``, ``speaker_boost=0``, ``feedback=(0, 0)``;
-  its tokenizer still drops stopwords and folds endings) and no query split: the
-  retrieval baseline.
+  its tokenizer still drops stopwords and folds endings), no query split and no
+  embedding model: the retrieval baseline.
 - **recall**: :class:`~kit.memory.RecallMemory` ``(budget)`` with its defaults:
   recent turns plus older turns recalled by :class:`~kit.memory.RecallSearch` (BM25
   with the speaker, the session date and resolved relative times indexed, spread,
-  speaker boost, pseudo-relevance feedback, and the query split; what each part adds
-  is measured by :mod:`kit.ablation`). A real embedder or decomposition model given to
-  the benchmark goes to the recall strategies (``search=``).
+  speaker boost, pseudo-relevance feedback, the query split, and the packaged MiniLM
+  fused by RRF when the ``semantic`` extra is installed; what each part adds is
+  measured by :mod:`kit.ablation`). Another embedder (``embedder=None``: none) or a
+  decomposition model given to the benchmark goes to the recall strategies
+  (``search=``).
 - **recall + RRF**: the same, its ranking fused by reciprocal rank fusion with a
   query made of the recent turns (``fuse_recent=True``).
 - **hybrid**: recall memory with a running summary as well (``summariser=`` the
@@ -163,7 +165,7 @@ def _factory(name: str, budget: int, search: dict, shared: SharedScores | None) 
             TurnIndex(spread=(0.0, 0.0), speaker_boost=0.0, feedback=(0, 0),
                       index_speaker=False, index_date=False, resolve_dates=False,
                       shared=shared),
-            split=False)),
+            split=False, embedder=None)),
         "recall": lambda m: recall(m),
         "recall + RRF": lambda m: recall(m, fuse_recent=True),
         "hybrid": lambda m: recall(m, summariser=summariser(m)),

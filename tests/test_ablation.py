@@ -5,10 +5,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kit.ablation import (FULL, GRID, PARTS, STATED, ablation_table, cross_validate,
-                          cv_table, gain, recall_factory, run_ablation, variants)
+from kit.ablation import (FULL, GRID, MODEL, PARTS, STATED, STATIC, _cell as ablation_cell,
+                          ablation_table, cross_validate, cv_table, gain, recall_factory,
+                          run_ablation, variants)
 from kit.memory_eval import CachedMeasure, evaluate
-from kit.ranking.dense import HashingEmbedder
+from kit.ranking.dense import HashingEmbedder, semantic_available
 from kit.synthetic import synthetic_conversation
 
 BUDGET = 400
@@ -78,12 +79,39 @@ def test_each_part_is_switched_once_and_measured_against_the_defaults(conversati
 
 
 def test_a_real_model_given_becomes_a_part_measured_by_switching_it_off():
-    assert "dense, hashing stand-in" in variants() and "dense retrieval" not in variants()
+    bm25 = variants({"embedder": None})                  # the memory without a model
+    assert "dense, hashing stand-in" in bm25 and "dense retrieval" not in bm25
+    assert MODEL not in bm25 and STATIC not in variants({"embedder": None}, static=len)
     found = variants({"embedder": HashingEmbedder(), "decompose": lambda p: p})
     assert "dense, hashing stand-in" not in found
     assert found["dense retrieval"] == (True, {}, {"embedder": None})
     assert found["model decomposition"] == (True, {}, {"decompose": None})
-    assert set(PARTS) <= set(variants()) and all(len(v) == 3 for v in PARTS.values())
+    assert set(PARTS) - {"dense, hashing stand-in"} <= set(variants())
+    assert all(len(v) == 3 for v in PARTS.values())
+
+
+def test_the_packaged_model_is_a_part_on_by_default_and_the_static_table_an_option():
+    if not semantic_available():
+        assert MODEL not in variants() and "dense, hashing stand-in" in variants()
+        return
+    found = variants(static=HashingEmbedder())
+    assert found[MODEL] == (True, {}, {"embedder": None})
+    assert found[STATIC][0] is False and isinstance(found[STATIC][2]["embedder"], HashingEmbedder)
+    assert "dense, hashing stand-in" not in found and STATIC not in variants()
+
+
+def test_the_static_row_is_measured_against_the_memory_without_a_model(conversations):
+    """The static table's gain is (memory with it) - (memory with no model), whatever
+    the default memory has (a stand-in embedder plays the static table)."""
+    if not semantic_available():
+        pytest.skip('needs the semantic extra: pip install -e ".[semantic]"')
+    one, measure = conversations[:1], CachedMeasure()
+    runs = run_ablation(one, [BUDGET], [STATIC], measure=measure, static=HashingEmbedder())
+    assert [r.variant for r in runs] == [FULL, STATIC, MODEL]
+    by = {r.variant: r.run for r in runs}
+    row = ablation_table(runs, title="t").rows[0]
+    assert row[:2] == [STATIC, "off"]
+    assert row[5] == ablation_cell(gain([by[STATIC]], [by[MODEL]], (1, 2, 3, 4)))
 
 
 def test_cross_validation_picks_on_the_others_and_scores_on_the_one_left_out(conversations):

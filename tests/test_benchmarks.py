@@ -116,11 +116,14 @@ def run_memory_policy(*args):
     return done.stdout.rstrip("\n").split("\n")
 
 
-def check_memory_policy_output(lines, conversations, budgets, strategies):
+BM25 = ("--embedder", "none")     # recall memory without the model: the tables pinned here
+
+
+def check_memory_policy_output(lines, conversations, budgets, strategies, search=None):
     """The printed tables hold what kit.policy_bench computes (time apart)."""
     from kit.policy_bench import policy_table, run_policy_benchmark, target_table
 
-    results = run_policy_benchmark(conversations, budgets, strategies)
+    results = run_policy_benchmark(conversations, budgets, strategies, search=search)
     expected, targets = policy_table(results, times=False), target_table(results)
     assert re.split(r"\s{2,}", lines[0]) == expected.columns + ["time (ms)"]
     n = len(conversations) * len(budgets) * len(strategies)
@@ -161,9 +164,10 @@ def test_memory_policy_benchmark_prints_its_table():
     from kit.policy_bench import STRATEGIES
     from kit.synthetic import synthetic_conversation
 
-    lines = run_memory_policy("--budgets", "2000", "--sessions", "6", "--turns-per-session", "16")
+    lines = run_memory_policy("--budgets", "2000", "--sessions", "6", "--turns-per-session", "16",
+                              *BM25)
     rows = check_memory_policy_output(lines, [synthetic_conversation(6, 16)], [2000],
-                                      list(STRATEGIES))
+                                      list(STRATEGIES), {"embedder": None})
     assert [row[:3] for row in rows] == [["synthetic", s, "2,000"] for s in STRATEGIES]
     assert "open-domain %" not in lines[0]          # the synthetic conversation has none
 
@@ -231,8 +235,9 @@ def test_memory_policy_benchmark_on_locomo_conversations_26_and_30():
         pytest.skip(str(exc))
     strategies = ["sliding window", "BM25", "recall"]
     lines = run_memory_policy("--data", "--conversations", "26,30", "--budgets", "2000",
-                              "--strategies", ",".join(strategies))
-    rows = check_memory_policy_output(lines, conversations, [2000], strategies)
+                              "--strategies", ",".join(strategies), *BM25)
+    rows = check_memory_policy_output(lines, conversations, [2000], strategies,
+                                      {"embedder": None})
     names = [c.name for c in conversations]              # 26, 30 (or conv-26, conv-30)
     assert [row[:2] for row in rows] == [[c, s] for c in names for s in strategies]
     assert [n.removeprefix("conv-") for n in names] == ["26", "30"]
@@ -249,7 +254,7 @@ def test_memory_policy_benchmark_cross_validates_between_26_and_30():
     except FileNotFoundError as exc:
         pytest.skip(str(exc))
     lines = run_memory_policy("--data", "--conversations", "26,30", "--budgets", "1000",
-                              "--strategies", "recall", "--cv")
+                              "--strategies", "recall", "--cv", *BM25)
     recall = {row[0]: row[4] for row in (re.split(r"\s{2,}", line) for line in lines[2:4])}
     at = next(i for i, line in enumerate(lines) if line.startswith("Which search parts"))
     rows = [re.split(r"\s{2,}", line) for line in lines[at + 3:at + 5]]
@@ -404,13 +409,16 @@ def test_memory_policy_benchmark_runs_the_packaged_model_and_times_it_side_by_si
     if not semantic_available():
         import pytest
         pytest.skip('needs the semantic extra: pip install -e ".[semantic]"')
-    lines = run_memory_policy("--budgets", "500", "--sessions", "3", "--turns-per-session", "10",
-                              "--strategies", "recall", "--embedder", "semantic", "--check", "0")
-    results = run_policy_benchmark([synthetic_conversation(3, 10)], [500], ["recall"],
+    # the model embeds ahead on a thread while the window runs: the rows keep their order
+    lines = run_memory_policy("--budgets", "400,500", "--sessions", "3", "--turns-per-session",
+                              "10", "--strategies", "recall,sliding window", "--embedder",
+                              "semantic", "--check", "0")
+    results = run_policy_benchmark([synthetic_conversation(3, 10)], [400, 500],
+                                   ["recall", "sliding window"],
                                    search={"embedder": OnnxEmbedder()})
     expected = policy_table(results, times=False)
-    row = re.split(r"\s{2,}", lines[2])
-    assert row[:-1] == [str(v) for v in expected.rows[0]]
+    rows = [re.split(r"\s{2,}", line)[:-2] for line in lines[2:6]]   # tokenizer calls:
+    assert rows == [[str(v) for v in row[:-1]] for row in expected.rows]   # by run order
     timing = next(line for line in lines if line.startswith("time, every strategy"))
     assert re.fullmatch(r"time, every strategy and budget: without the embedder \d+\.\d\d s, "
                         r"with it \d+\.\d\d s \(cold; [\d,]+ distinct texts embedded\): "

@@ -332,3 +332,26 @@ def test_the_shipped_tokenizer_is_the_models_with_its_licence():
     assert digest == "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
     assert "Apache License" in (folder / "LICENSE").read_text(encoding="utf-8")
     assert digest in (folder / "NOTICE").read_text(encoding="utf-8")
+
+
+@needs_model
+def test_recall_memory_fuses_the_packaged_model_by_default_and_none_turns_it_off():
+    from kit.memory import RecallMemory
+    from kit.memory.recall_search import RecallSearch
+    from kit.ranking.dense import semantic_embedder
+    from kit.tokens import count_words
+
+    assert RecallSearch().embedder is semantic_embedder()          # one model per process
+    assert RecallSearch().like().embedder is semantic_embedder()
+    memory = RecallMemory(60, count_words, keep_recent=0, recent=0)
+    bm25 = RecallMemory(60, count_words, keep_recent=0, recent=0,
+                        search=RecallSearch(embedder=None))
+    for m in (memory, bm25):
+        for speaker, text in (("Caroline", "I went hiking in the hills."),
+                              ("Melanie", "Luna and Oliver! They are so sweet and playful."),
+                              ("Caroline", "The weather is grey today.")):
+            m.add("user", text, speaker=speaker)
+    question = "Which animals does she keep at home?"         # no word in common
+    assert bm25.context_numbers(question) == () and "dense" not in bm25.search.last
+    assert 2 in memory.context_numbers(question)
+    assert memory.search.last["dense"][0] == 2                 # the model ranks it first

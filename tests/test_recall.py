@@ -26,8 +26,9 @@ def bare(**options) -> TurnIndex:
 
 
 def direct(index: TurnIndex | None = None) -> RecallSearch:
-    """The direct search alone: no two-stage search, query split or neighbours."""
-    return RecallSearch(index, sessions=0, split=False, neighbours=False)
+    """The direct search alone: no two-stage search, query split, neighbours or
+    embedding model (these tests pin the BM25 path)."""
+    return RecallSearch(index, sessions=0, split=False, neighbours=False, embedder=None)
 
 
 def date(session: int) -> str:

@@ -32,9 +32,11 @@ def plain(**options) -> TurnIndex:
 
 
 def direct(index=None, **parts) -> RecallSearch:
-    """The direct search over ``index`` (default :func:`plain`), plus the parts named."""
+    """The direct search over ``index`` (default :func:`plain`), plus the parts named; no
+    embedding model unless one is named (these tests pin the BM25 path)."""
     return RecallSearch(index if index is not None else plain(),
-                        **{"sessions": 0, "split": False, "neighbours": False, **parts})
+                        **{"sessions": 0, "split": False, "neighbours": False,
+                           "embedder": None, **parts})
 
 
 # -- the shared BM25 index ---------------------------------------------------------------
@@ -116,7 +118,8 @@ def test_a_relative_date_is_resolved_against_its_session_date_indexed_and_shown(
         found[resolve] = search.rank("What did Ann run in May 2023?")[:1]
         assert search.note(1) == ("(Last month = May 2023)" if resolve else "")
     assert found == {True: [1], False: []}    # no word of the question without the date
-    memory = RecallMemory(200, count_words, recent=200)           # all three in the window
+    memory = RecallMemory(200, count_words, recent=200,           # all three in the window
+                          search=RecallSearch(embedder=None))
     for t in turns:
         memory.add(t.role, t.content, speaker=t.speaker, when=t.when)
     assert "Ann: Last month I ran a marathon. (Last month = May 2023)" in memory.context()

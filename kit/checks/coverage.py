@@ -192,7 +192,7 @@ def check_evidence_coverage(evidence_coverage: Callable) -> None:
 def _check_against_evaluator(evidence_coverage: Callable) -> int:
     """The learner's figures on the synthetic conversation against the evaluator's, for
     recall memory at 300 tokens (contexts by message number). Returns the cases run."""
-    from kit.memory import RecallMemory
+    from kit.memory import RecallMemory, RecallSearch
     from kit.memory_eval import evaluate
     from kit.synthetic import synthetic_conversation
     from kit.tokens import count_words
@@ -201,7 +201,8 @@ def _check_against_evaluator(evidence_coverage: Callable) -> int:
     holder: dict = {}
 
     def factory(measure):
-        holder["memory"] = RecallMemory(300, measure)
+        holder["memory"] = RecallMemory(      # BM25 alone: the same with or without the extra
+            300, measure, search=RecallSearch(embedder=None))
         return holder["memory"]
 
     run = evaluate(conversation, factory, "recall", measure=count_words)

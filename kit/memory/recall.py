@@ -22,8 +22,10 @@ turns come back is decided by :class:`kit.memory.recall_search.RecallSearch`: by
 lexical, BM25 over the turns that left the recent window
 (:class:`kit.memory.turn_index.TurnIndex`, updated one turn at a time, each turn indexed
 with its speaker and dates), with the question as the query (default: the newest user
-message), expanded by pseudo-relevance feedback and fused by rank with its parts; a
-dense retriever or a model that splits the question are options. With ``fuse_recent``
+message), expanded by pseudo-relevance feedback and fused by rank with its parts and,
+when the ``semantic`` extra is installed, with a dense ranking by the packaged MiniLM
+(``search=RecallSearch(embedder=None)``: BM25 alone); another embedder or a model that
+splits the question are options. With ``fuse_recent``
 the ranking is also fused with a query made of the recent turns. No network unless a
 model given says so. How the budget is split and the context rendered is in
 :mod:`kit.memory.recall_plan`.
@@ -80,8 +82,8 @@ class RecallMemory(Memory):
       one?" needs the recent context).
     - ``search``: an empty :class:`~kit.memory.recall_search.RecallSearch`: how older
       turns are found (two-stage search, query split, a model's decomposition, a dense
-      retriever, neighbour expansion; default: ``RecallSearch()``, every rule-based
-      part on).
+      retriever, neighbour expansion; default: ``RecallSearch()``: the default
+      rule-based parts, and the packaged embedding model when it is installed).
     - ``index``: an empty :class:`~kit.memory.turn_index.TurnIndex` for the default
       search (to change BM25's ``k1``/``b``, ``spread``, ``speaker_boost``,
       ``feedback``, or what is indexed with a turn); not with ``search``.

@@ -21,10 +21,12 @@ ablation measures what each one adds:
 - **a model's parts** (``decompose``, optional): a prompt model splits the question
   instead (:data:`kit.prompts.DECOMPOSE_PROMPT`, one sub-question per line); if it
   fails or says nothing usable, the rule-based split is used and :attr:`last` says so.
-- **dense retrieval** (``embedder``, optional): ``embed(texts) -> vectors``
-  (:mod:`kit.ranking.dense`; a real model: the packaged MiniLM, ``embedder="semantic"``);
-  cosine similarity ranks the turns too, fused with weight ``dense_weight``. Turns are
-  embedded in batches, at the first search after they were added.
+- **dense retrieval** (``embedder``; on by default when the ``semantic`` extra is
+  installed): ``embed(texts) -> vectors`` (:mod:`kit.ranking.dense`; by default the
+  packaged MiniLM, loaded once per process, each distinct text embedded once;
+  ``embedder=None`` turns it off); cosine similarity ranks the turns too, fused with
+  weight ``dense_weight``. Turns are embedded in batches, at the first search after
+  they were added.
 - **neighbour expansion** (``neighbours``): a recalled turn brings its partner, right
   after it in the ranking: the reply when the turn asks a question (ends with "?"),
   else the turn it answers (the one before), if another speaker said it in the same
@@ -53,13 +55,20 @@ from kit.validation import check_flag, check_int, check_weight
 if TYPE_CHECKING:                 # numpy is imported when a search first needs it
     import numpy as np
 
-__all__ = ["RecallSearch", "split_query", "parse_parts", "MAX_PARTS"]
+__all__ = ["RecallSearch", "split_query", "parse_parts", "dense_text", "MAX_PARTS"]
 
 MAX_PARTS = 4                       # sub-questions searched, at most
 # No \s* around the separator: re.split would retry it at every space of a long run
 # (quadratic); the clauses are stripped after the split instead.
 _CLAUSE = re.compile(r"[,;]|\b(?:and|or|but|as\s+well\s+as)\b", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]\s*)?(?:\*{0,2}\d{1,3}[.)]\*{0,2})?")
+
+
+def dense_text(label: str, content: str) -> str:
+    """The text a turn is embedded as: ``"Caroline: I went yesterday."`` (its speaker,
+    else its role, then its text), so that a benchmark can embed a conversation's turns
+    ahead, in batches, and the memories find them in the embedder's cache."""
+    return f"{label}: {content}"
 
 
 def split_query(question: str, tokenize, names: Iterable[str] = ()) -> list[str]:
@@ -109,9 +118,12 @@ class RecallSearch:
     bools; ``decompose``: a prompt model or None; ``embedder``: ``list[str] -> vectors``,
     or ``"semantic"`` (the packaged MiniLM, :func:`kit.ranking.dense.semantic_embedder`;
     :class:`~kit.ranking.onnx_embedder.ModelUnavailable` without the ``semantic``
-    extra), ``"auto"`` (that model when installed, else none) or None;
+    extra), ``"auto"`` (the default: that model when installed, else none: BM25 and
+    its parts alone, silently) or None (no dense ranking);
     ``dense_weight``: the weight (>= 0) of the dense ranking in the fusion, the
-    question's BM25 ranking weighing 1; ``k_rrf``: RRF's constant. Raises TypeError /
+    question's BM25 ranking weighing 1 (1.0: plain RRF, the rule stated before any
+    measurement; the cross-validation between the two shared LoCoMo conversations in
+    docs/embeddings.md keeps it); ``k_rrf``: RRF's constant. Raises TypeError /
     ValueError naming a bad value.
 
     The defaults, from the ablation and the cross-validation of :mod:`kit.ablation` on
@@ -129,7 +141,7 @@ class RecallSearch:
 
     def __init__(self, index=None, *, sessions: int = 0, split: bool = True,
                  neighbours: bool = False, decompose: PromptModel | None = None,
-                 embedder=None, dense_weight: float = 1.0, k_rrf: float = 60) -> None:
+                 embedder="auto", dense_weight: float = 1.0, k_rrf: float = 60) -> None:
         if index is None:
             index = TurnIndex()
         if not isinstance(index, TurnIndex) or len(index) or index.owned:
@@ -207,7 +219,7 @@ class RecallSearch:
         for message in messages:
             self._index(message)
         if self.dense is not None and messages:
-            self._unembedded += [(m.number, f"{m.label}: {m.content}") for m in messages]
+            self._unembedded += [(m.number, dense_text(m.label, m.content)) for m in messages]
 
     def _embed_pending(self) -> None:
         """Embed the turns not embedded yet, in one call; on a failure keep them for the
@@ -366,16 +378,15 @@ class RecallSearch:
                 if self._unembedded:
                     self._embed_pending()       # the new turns, in one call
                 try:
-                    found = ([n for n, _ in self.dense.search(query, below)]
+                    found = (self._dense_positions(query, below)
                              if not self._unembedded else None)   # None: it failed just now
                 except Exception as exc:        # the embedder is down: BM25 alone
                     self._embedder_failed(exc)
                 else:
                     if found is not None:
-                        rankings.append(np.array([bm25.position(n) for n in found],
-                                                 dtype=np.int64))
+                        rankings.append(found)
                         weights.append(self.dense_weight)
-                        self.last["dense"] = found
+                        self.last["dense"] = keys[found].tolist()
         if recent.strip():
             rankings.append(self.index.ranking(recent, below))
             weights.append(1.0)
@@ -387,6 +398,19 @@ class RecallSearch:
             return fused
         numbers = self._with_partners(keys[fused].tolist(), below)
         return np.array([bm25.position(n) for n in numbers], dtype=np.int64)
+
+    def _dense_positions(self, query: str, below: int | None):
+        """The dense ranking as BM25 index positions. With every turn embedded the two
+        indexes hold the same turns in the same order (the dense one only turns of the
+        BM25 one, both by increasing number), so a position is the same in both; else
+        each is mapped by its number."""
+        import numpy as np
+        positions, _ = self.dense.ranked_positions(query, below)
+        if len(self.dense) == len(self.index):
+            return positions
+        bm25 = self.index.bm25
+        return np.array([bm25.position(self.dense.keys[p]) for p in positions.tolist()],
+                        dtype=np.int64)
 
     def partner(self, number: int) -> int | None:
         """The turn that answers turn ``number`` (it asks) or that it answers (the one

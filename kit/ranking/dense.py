@@ -282,13 +282,20 @@ class DenseIndex:
                             f"{below!r:.60}")
         if limit is not None:
             check_int("limit", limit, 0)
+        order, scores = self.ranked_positions(query, below, limit)
+        return [(self.keys[p], float(scores[p])) for p in order.tolist()]
+
+    def ranked_positions(self, query: str, below: int | None = None, limit: int | None = None):
+        """:meth:`search` as arrays, for a caller that fuses rankings: ``(positions,
+        scores)``, the positions (int64, index order: ``self.keys[p]`` is the key) of the
+        texts scoring > 0, best first, and every text's rounded score below the cut.
+        Arguments as :meth:`search`, checked by it."""
         cut = len(self.keys) if below is None else bisect.bisect_left(self.keys, below)
         if not cut or limit == 0:
-            return []
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         scores = np.round(self._vectors[:cut] @ self._embed([query])[0], _DECIMALS)
         hits = np.flatnonzero(scores > 0)
-        order = hits[np.lexsort((hits, -scores[hits]))][:limit]
-        return [(self.keys[p], float(scores[p])) for p in order]
+        return hits[np.lexsort((hits, -scores[hits]))][:limit].astype(np.int64), scores
 
     def __repr__(self) -> str:
         return f"DenseIndex({len(self.keys)} texts, dim={self.dim}, embedder={self.embedder!r:.60})"

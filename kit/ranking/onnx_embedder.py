@@ -134,7 +134,7 @@ class OnnxEmbedder:
 
     def __init__(self, model: str | Path | None = None, *, tokenizer: str | Path | None = None,
                  sha256: str | None = MINILM_SHA256, max_length: int = 256,
-                 batch_size: int = 64, threads: int = 1) -> None:
+                 batch_size: int = 32, threads: int = 1) -> None:
         if sha256 is not None and (not isinstance(sha256, str) or len(sha256) != 64
                                    or any(c not in "0123456789abcdef" for c in sha256)):
             raise ValueError(f"sha256 must be 64 lowercase hex digits or None, got {sha256!r:.80}")
@@ -162,6 +162,9 @@ class OnnxEmbedder:
         options.intra_op_num_threads, options.inter_op_num_threads = self.threads, 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
+        # threads that wait sleep instead of spinning: on a shared machine a spinning
+        # thread takes the core the rest of the program needs
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(str(self.path), options,
                                                      providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
