@@ -144,3 +144,53 @@ def test_a_users_sessions_are_forgotten_together_and_others_stay(tmp_path):
     assert store.turns("carol")[0].content == "carol: penicillin again"
     with pytest.raises(TypeError, match="list of session ids"):
         forget_user(store, "alice")
+
+
+def test_a_second_forget_keeps_the_record_of_the_first(tmp_path):
+    """The record that messages were forgotten is the audit trail: a later forget (by
+    words, or of everything) must not delete it with the other derived events."""
+    store, _ = chat(tmp_path / "chat.db")
+    forget(store, "alice", words=["cello"])
+    forget(store, "alice", words=["Ana"])
+    forget(store, "alice", everything=True)
+    with sqlite3.connect(tmp_path / "chat.db") as db:
+        events = [row[0] for row in db.execute("SELECT event FROM events ORDER BY seq")]
+    assert len(events) == 3 and '"messages": [5, 6]' in events[0], events
+    assert all('"forgotten"' in e for e in events) and '"everything"' in events[2]
+
+
+def test_a_forget_that_finds_nothing_writes_nothing(tmp_path):
+    """An unknown session (or words no message names) leaves the store as it was: no
+    record of a forget that forgot nothing, no row for a session that never existed."""
+    store, _ = chat(tmp_path / "chat.db")
+    gone = forget(store, "nobody", words=["penicillin"])
+    assert gone.messages == () and gone.facts == ()
+    forget(store, "alice", words=["zeppelin"])
+    with sqlite3.connect(tmp_path / "chat.db") as db:
+        assert list(db.execute("SELECT event FROM events")) == []
+    assert store.load_state("alice") is not None           # nothing derived deleted either
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "2"])
+def test_a_fact_id_that_is_not_an_int_is_refused_by_name(tmp_path, bad):
+    store, _ = chat(tmp_path / "chat.db")
+    before = (store.turns("alice"), store.load_facts("alice"))
+    with pytest.raises(TypeError, match="fact must be an int"):
+        forget(store, "alice", fact=bad)                     # True == 1 is fact 1
+    assert (store.turns("alice"), store.load_facts("alice")) == before
+
+
+def test_topic_words_match_other_unicode_forms_and_spacing():
+    """The secret typed another way is the same secret: decomposed accents, full-width
+    letters, a soft hyphen or zero-width space inside, a German sharp s, a line break
+    inside a phrase."""
+    import unicodedata
+    from kit.messages import Message
+    texts = [unicodedata.normalize("NFD", "a café crème"), "ＰＥＮＩＣＩＬＬＩＮ allergy",
+             "Die STRASSE", "peni\u00adcillin", "peni\u200bcillin", "my blood\npressure",
+             "cafés nearby", "penicillinase"]
+    turns = [Message("user", t, 0, i + 1) for i, t in enumerate(texts)]
+    assert choose(turns, [], words=["café", "penicillin", "straße", "blood pressure"]
+                  )[0] == (1, 2, 3, 4, 5, 6)
+    with pytest.raises(TypeError, match="123"):
+        topic_pattern(123)

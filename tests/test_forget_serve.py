@@ -67,6 +67,16 @@ def test_a_service_forget_reaches_the_store_and_its_bytes(store, words):
         assert store.transcript("alice") == [] and store.load("alice").last == 0
 
 
+def test_a_later_forget_keeps_the_earlier_record_and_nothing_found_writes_nothing(store):
+    lease = fill(store)
+    assert store.forget("alice", lease, ["lunch"]) == (4,)
+    assert store.forget("alice", lease, ["zeppelin"]) == ()      # nothing: nothing written
+    assert [e["messages"] for e in store.events("alice")] == [[4]]
+    store.forget("alice", lease, None)
+    assert [(e["kind"], e["by"]) for e in store.events("alice")] == [
+        ("forgotten", "words"), ("forgotten", "everything")]
+
+
 def test_a_forget_is_fenced_by_the_lease(tmp_path):
     with SQLiteSessionStore(tmp_path / "chat.db") as store:
         lease = fill(store)

@@ -6,7 +6,7 @@ went, and the bytes too, not only the rows a query sees (lesson 12):
 - **the transcript** (the source of truth): each chosen message's text is replaced by
   :data:`FORGOTTEN` (its number stays, so the numbering the facts and the summary
   refer to holds), and a record that it was forgotten is written to the session's
-  ``events`` (message numbers and how, never the words);
+  ``events`` (message numbers and how, never the words; a later forget keeps it);
 - **the fact memory**: the chosen facts' rows are deleted (a fact's whole history of
   values: a superseded value is the same secret, older);
 - **the running summary** and every derived state (the saved memory state, the
@@ -25,8 +25,8 @@ went, and the bytes too, not only the rows a query sees (lesson 12):
   store is rewritten by :meth:`kit.serve.redis_store.RedisSessionStore.forget`.
 
 :func:`kit.longterm.forget_scan.scan` checks all of it on the raw files. Which messages
-go: ``words`` matches whole words, case-insensitively (one regular expression,
-linear in the text); ``fact`` is a fact id; ``everything`` is the whole session;
+go: ``words`` matches whole words, whatever their case, Unicode form or invisible
+characters (:func:`fold`, then one regular expression, linear in the text); ``fact`` is a fact id; ``everything`` is the whole session;
 :func:`forget_user` is everything of several sessions (a user's), scrubbed once.
 """
 from __future__ import annotations
@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -43,13 +44,18 @@ from kit.longterm.profile import Evidence, Profile, merge_profiles
 from kit.messages import Message
 from kit.persistence import memory_state, restore
 from kit.store import StoreError, TranscriptStore, check_session
+from kit.validation import check_int
 
-__all__ = ["FORGOTTEN", "Forgotten", "topic_pattern", "choose", "forget", "forget_user",
+__all__ = ["FORGOTTEN", "Forgotten", "Topic", "topic_pattern", "fold", "choose", "forget", "forget_user",
            "forget_rows",
            "scrub_bytes", "rebuild_memory", "rebuild_profile"]
 
 FORGOTTEN = "[forgotten]"       # what a forgotten message's text becomes
 _CHECKPOINT_TRIES = 20
+# Invisible format characters a word can hide behind (soft hyphen, zero-width spaces and
+# joiners, direction marks, word joiner, byte-order mark): dropped before matching.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+                        "\u2066-\u2069\ufeff]")
 
 
 @dataclass(frozen=True)
@@ -68,20 +74,47 @@ class Forgotten:
                 "facts": len(self.facts)}
 
 
-def topic_pattern(words: Iterable[str]) -> re.Pattern:
-    """One case-insensitive pattern matching any of ``words`` as a whole word. Raises
-    TypeError/ValueError naming a word that is not a non-empty str, or no words."""
+def fold(text: str) -> str:
+    """``text`` in the form a topic is matched in: Unicode NFKC (a decomposed accent
+    composed, full-width letters made plain), invisible format characters dropped, case
+    folded ("Straße" and "STRASSE" alike). Linear in the text."""
+    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", unicodedata.normalize(
+        "NFKC", text)).casefold())
+
+
+class Topic:
+    """Topic words as one matcher: :meth:`search` finds any word as a whole word in a
+    text's :func:`fold` (a phrase's spaces match any run of whitespace); ``pattern`` is
+    the compiled expression over folded text."""
+
+    def __init__(self, pattern: re.Pattern) -> None:
+        self.pattern = pattern
+
+    def search(self, text: str) -> re.Match | None:
+        """The first match in ``fold(text)`` (positions are in the folded text), or None."""
+        return self.pattern.search(fold(text))
+
+
+def topic_pattern(words: Iterable[str]) -> Topic:
+    """One matcher (:class:`Topic`) for any of ``words`` as a whole word, whatever its
+    case, Unicode form or invisible characters. Raises TypeError naming ``words`` if it
+    is not a str or an iterable, ValueError naming a word that is not a non-empty str,
+    or for no words."""
     if isinstance(words, str):
         words = [words]
-    words = list(words)
+    try:
+        words = list(words)
+    except TypeError:
+        raise TypeError(f"topic words must be a list of strs, got {words!r:.60}") from None
     for word in words:
-        if not isinstance(word, str) or not word.strip():
+        if not isinstance(word, str) or not fold(word).strip():
             raise ValueError(f"topic words must be non-empty strs, got {word!r:.60}")
     if not words:
         raise ValueError("forget by topic needs at least one word, got none")
-    alternatives = "|".join(re.escape(w.strip()) for w in sorted(set(words), key=len,
-                                                                  reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    folded = {fold(w).strip() for w in words}
+    alternatives = "|".join(r"\s+".join(re.escape(part) for part in w.split())
+                            for w in sorted(folded, key=len, reverse=True))
+    return Topic(re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"))
 
 
 def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None = None,
@@ -95,13 +128,15 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
     - ``words``: every message and fact whose text names a word, and the facts stated
       by those messages;
     - ``everything``: every message and fact.
-    Raises ValueError for none or more than one way, or an unknown fact id."""
+    Raises ValueError for none or more than one way, or an unknown fact id; TypeError
+    for a fact id that is not an int."""
     given = [fact is not None, words is not None, bool(everything)]
     if sum(given) != 1:
         raise ValueError("forget takes exactly one of fact=, words= or everything=True")
     if everything:
         return tuple(m.number for m in turns), tuple(f.id for f in facts), "everything"
     if fact is not None:
+        check_int("fact", fact, 0)
         target = next((f for f in facts if f.id == fact), None)
         if target is None:
             raise ValueError(f"no stored fact has id {fact!r:.30}")
@@ -122,9 +157,14 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
 def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: bool) -> None:
     """The forget's writes, inside the caller's open transaction on ``db`` (a
     transcript-store file): texts replaced, fact rows deleted, the derived rows (saved
-    state, events, idempotency outcomes) deleted, the record written. The service's
-    SQLite store calls it after its lease check, in the same transaction."""
+    state, events, idempotency outcomes) deleted, the record written. The records of
+    earlier forgets stay (they name no words: the trail of what went). A forget that
+    takes nothing (words no message names, an unknown session) writes nothing. The
+    service's SQLite store calls it after its lease check, in the same transaction."""
     session = forgotten.session_id
+    went = bool(forgotten.messages or forgotten.facts)
+    if not (went or everything):
+        return
     db.execute("PRAGMA secure_delete = ON")        # freed space is overwritten with zeros
     if everything:
         for table in ("messages", "turns", "waiters", "facts"):
@@ -135,10 +175,13 @@ def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: boo
                        (FORGOTTEN, session, number))
         for fact_id in forgotten.facts:
             db.execute("DELETE FROM facts WHERE session_id = ? AND id = ?", (session, fact_id))
-    for table in ("session_state", "events", "idempotency"):   # derived: rebuilt later
+    for table in ("session_state", "idempotency"):   # derived: rebuilt later
         db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session,))
-    db.execute("INSERT INTO events (session_id, event) VALUES (?, ?)",
-               (session, json.dumps(forgotten.record(), sort_keys=True)))
+    db.execute("DELETE FROM events WHERE session_id = ? AND CASE WHEN json_valid(event) "
+               "THEN json_extract(event, '$.kind') END IS NOT ?", (session, "forgotten"))
+    if went:
+        db.execute("INSERT INTO events (session_id, event) VALUES (?, ?)",
+                   (session, json.dumps(forgotten.record(), sort_keys=True)))
 
 
 def scrub_bytes(db: sqlite3.Connection, where: str) -> None:
@@ -218,7 +261,7 @@ def rebuild_memory(make: Callable[[], object], store: TranscriptStore, session_i
     return restore(make(), store, session_id)
 
 
-def _kept(items: tuple, pattern: re.Pattern | None) -> tuple:
+def _kept(items: tuple, pattern: Topic | None) -> tuple:
     if pattern is None:
         return items
     return tuple(i for i in items if not pattern.search(
