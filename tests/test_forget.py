@@ -194,3 +194,26 @@ def test_topic_words_match_other_unicode_forms_and_spacing():
                   )[0] == (1, 2, 3, 4, 5, 6)
     with pytest.raises(TypeError, match="123"):
         topic_pattern(123)
+
+
+def test_a_forget_that_failed_before_its_scrub_is_healed_by_running_it_again(tmp_path,
+                                                                             monkeypatch):
+    """A crash after the commit, before VACUUM: the rows are forgotten, old free cells may
+    still hold the text; the same forget again (it now finds nothing) still scrubs."""
+    import kit.longterm.forget as module
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    scrub = module.scrub_bytes
+
+    def crash(db, where):
+        raise RuntimeError("power cut")
+    monkeypatch.setattr(module, "scrub_bytes", crash)
+    with pytest.raises(RuntimeError):
+        forget(store, "alice", words=[SECRET])
+    assert not any(SECRET in m.content.lower() for m in store.turns("alice"))
+    assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).leaks   # old free cells
+    monkeypatch.setattr(module, "scrub_bytes", scrub)
+    assert forget(store, "alice", words=[SECRET]).messages == ()
+    assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).completeness == 1.0
+    with sqlite3.connect(path) as db:                     # one record: the forget that took
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 1
