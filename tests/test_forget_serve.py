@@ -114,6 +114,10 @@ def test_the_forget_route_and_its_checks(tmp_path):
         held = store.acquire("alice", 60)
         assert call(app, "POST", "/sessions/alice/forget",
                     json={"words": ["metformin"]}).status_code == 503        # busy
+        blank = call(app, "POST", "/sessions/alice/forget", json={"words": ["metformin", " "]})
+        assert blank.status_code == 400 and "' '" in blank.text   # checked before the queue
+        with pytest.raises(ValueError, match="non-empty"):
+            service.forget("alice", [""])              # not SessionBusy after the wait
         store.release(held)
         assert "metformin" in str(store.transcript("alice"))
         done = call(app, "POST", "/sessions/alice/forget", json={"words": ["Metformin"]})
