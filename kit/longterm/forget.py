@@ -56,6 +56,7 @@ _CHECKPOINT_TRIES = 20
 # joiners, direction marks, word joiner, byte-order mark): dropped before matching.
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
                         "\u2066-\u2069\ufeff]")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -83,16 +84,21 @@ def fold(text: str) -> str:
 
 
 class Topic:
-    """Topic words as one matcher: :meth:`search` finds any word as a whole word in a
-    text's :func:`fold` (a phrase's spaces match any run of whitespace); ``pattern`` is
-    the compiled expression over folded text."""
+    """Topic words as one matcher: :meth:`search` tells whether a text's :func:`fold`
+    names any of them as a whole word. ``words``: the single words (a set: looked up
+    once per word of the text, so a long list costs no more per text character);
+    ``pattern``: one expression for the rest (phrases, whose spaces match any run of
+    whitespace, and words with punctuation such as "c++"), or None."""
 
-    def __init__(self, pattern: re.Pattern) -> None:
-        self.pattern = pattern
+    def __init__(self, words: frozenset, pattern: re.Pattern | None) -> None:
+        self.words, self.pattern = words, pattern
 
-    def search(self, text: str) -> re.Match | None:
-        """The first match in ``fold(text)`` (positions are in the folded text), or None."""
-        return self.pattern.search(fold(text))
+    def search(self, text: str) -> bool:
+        """True if ``text`` names a topic word. Linear in the text (and in the phrases)."""
+        folded = fold(text)
+        if self.words and not self.words.isdisjoint(_WORD.findall(folded)):
+            return True
+        return self.pattern is not None and self.pattern.search(folded) is not None
 
 
 def topic_pattern(words: Iterable[str]) -> Topic:
@@ -112,9 +118,10 @@ def topic_pattern(words: Iterable[str]) -> Topic:
     if not words:
         raise ValueError("forget by topic needs at least one word, got none")
     folded = {fold(w).strip() for w in words}
-    alternatives = "|".join(r"\s+".join(re.escape(part) for part in w.split())
-                            for w in sorted(folded, key=len, reverse=True))
-    return Topic(re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"))
+    single = frozenset(w for w in folded if _WORD.fullmatch(w))
+    rest = sorted(folded - single, key=len, reverse=True)
+    alternatives = "|".join(r"\s+".join(re.escape(part) for part in w.split()) for w in rest)
+    return Topic(single, re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)") if rest else None)
 
 
 def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None = None,
