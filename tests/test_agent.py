@@ -285,6 +285,15 @@ def test_cached_compaction_refuses_bad_options():
         cached_compaction(5)
 
 
+@pytest.mark.parametrize("summariser", [5, "model", 0])
+def test_a_summariser_that_is_not_callable_is_refused_by_name(summariser):
+    """Else every fold calls it, fails, and the fallback writes: silently never the model
+    (a falsy one silently became the stub)."""
+    with pytest.raises(TypeError, match=f"summariser must be callable.*{summariser!r}"):
+        AgentContext(count_words, "sys", compaction=CompactInLoop(trigger=1),
+                     summariser=summariser)
+
+
 def test_a_failed_add_takes_back_the_cached_summarisers_request():
     broken = {"on": False}
 
