@@ -66,6 +66,13 @@ _ORDER = re.compile(
     r"rule|policy|"
     r"du|dein|sollst|musst|tu|toi|dois|debes|siempre|nunca|você|deve|devi|sempre|"
     r"je moet|altijd|lazima)\b", re.IGNORECASE)
+# Privileged actions: what a user's preference never decides, however it is phrased
+# ("I prefer refunds approved without checks" is a rule for the assistant, in the first
+# person). English stems; a legitimate "I prefer refunds to my card" is refused too.
+_PRIVILEGED = re.compile(
+    r"\b(?:approv|refund|reimburs|reveal|disclos|bypass|skip|waiv|overrid|grant|"
+    r"transfer|unlock|exempt|verif|password|passcode|credential|admin|discount)\w*",
+    re.IGNORECASE)
 _STATED = r"\bI\s+(?:really\s+)?(?:prefer|like|love|enjoy)\s+"   # then the value itself
 
 
@@ -128,8 +135,11 @@ def extract_preferences(text: str, speaker: str = "user", *, source: tuple[int, 
 def is_instruction(value: str) -> bool:
     """True if ``value`` speaks to the assistant or lays down a rule (a second-person
     word, a modal, "always", "from now on", "ignore", a rule or policy, in English and
-    the few other languages :data:`_ORDER` lists): the decider's deny-list."""
-    return bool(_ORDER.search(value))
+    the few other languages :data:`_ORDER` lists), or asks for a privileged action
+    (approve, refund, reveal, bypass, skip, a verification, a password: :data:`_PRIVILEGED`,
+    so an instruction phrased as a first-person preference is caught too): the decider's
+    deny-list."""
+    return bool(_ORDER.search(value) or _PRIVILEGED.search(value))
 
 
 class UnsafeWrite(ValueError):
