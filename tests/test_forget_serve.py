@@ -77,6 +77,27 @@ def test_a_later_forget_keeps_the_earlier_record_and_nothing_found_writes_nothin
         ("forgotten", "words"), ("forgotten", "everything")]
 
 
+@pytest.mark.parametrize("words", [["lunch"], None])
+def test_a_forget_keeps_idempotency_keys_with_their_answers_redacted(store, words):
+    """A retry sent after the forget must not run its turn again (a duplicate turn, the
+    forgotten text written back): the key stays, its saved answer does not."""
+    from kit.serve.stores import KeyRecord
+    from kit.serve.stores import digest
+    lease = fill(store)
+    outcome = {"turn": 2, "answer": "lunch: the zucchini-velvet soup", "refused": False,
+               "guardrail": "cited [1]", "cited": ["faq-01"]}
+    store.claim(lease, "k1", digest("what is for lunch"))
+    store.commit("alice", lease, [Message("user", "what is for lunch now", 3, 5)], {},
+                 key=KeyRecord("k1", digest("what is for lunch"), lease.token, 2, outcome))
+    store.claim(lease, "k2", digest("a turn that died"))       # claimed, never committed
+    store.forget("alice", lease, words)
+    kept = store.key_record("alice", "k1")
+    assert kept.digest == digest("what is for lunch") and kept.turn == 2
+    assert kept.outcome == {**outcome, "answer": FORGOTTEN}
+    assert store.key_record("alice", "k2") is None
+    assert not scan("zucchini-velvet", files=[(f, f) for f in store.files()]).leaks
+
+
 def test_a_forget_is_fenced_by_the_lease(tmp_path):
     with SQLiteSessionStore(tmp_path / "chat.db") as store:
         lease = fill(store)
