@@ -228,3 +228,17 @@ def test_a_long_list_of_topic_words_is_looked_up_not_tried_one_by_one():
     assert len(topic.words) == 10_000 and topic.pattern.pattern.count("|") == 1
     assert topic.search("W9999X!") and topic.search("Blood  pressure") and topic.search("c++ ok")
     assert not topic.search("w10000x w9999 blood c+")
+
+
+def test_the_scan_finds_the_secret_in_another_unicode_form(tmp_path):
+    """A scan that misses a decomposed accent or another case of a non-ASCII letter
+    reports a place clean that still holds the secret."""
+    import unicodedata
+    from kit.longterm.forget_scan import file_holds
+    for i, held in enumerate([unicodedata.normalize("NFD", "Café Noir"), "CAFÉ NOIR",
+                              "café noir"]):
+        path = tmp_path / f"f{i}.bin"
+        path.write_bytes(b"\x00" + held.encode("utf-8") + b"\x00")
+        assert file_holds(str(path), "café noir"), held
+    report = scan("straße", contexts={"summary": "lives on the STRASSE", "other": "strand"})
+    assert report.leaks == ["summary"]
