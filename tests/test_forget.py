@@ -171,6 +171,15 @@ def test_a_forget_that_finds_nothing_writes_nothing(tmp_path):
     assert store.load_state("alice") is not None           # nothing derived deleted either
 
 
+@pytest.mark.parametrize("everything", ["no", 1, "false"])
+def test_everything_must_be_a_bool_not_a_truthy_value(tmp_path, everything):
+    """everything="false" (from a form or a config file) forgot the whole session."""
+    store, _ = chat(tmp_path / "chat.db")
+    with pytest.raises(TypeError, match=f"everything must be a bool.*{everything!r}"):
+        forget(store, "alice", everything=everything)
+    assert len(store.turns("alice")) == 10 and "Lisbon" in store.turns("alice")[0].content
+
+
 @pytest.mark.parametrize("bad", [True, 1.0, "2"])
 def test_a_fact_id_that_is_not_an_int_is_refused_by_name(tmp_path, bad):
     store, _ = chat(tmp_path / "chat.db")

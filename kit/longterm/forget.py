@@ -137,8 +137,10 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
       by those messages;
     - ``everything``: every message and fact.
     Raises ValueError for none or more than one way, or an unknown fact id; TypeError
-    for a fact id that is not an int."""
-    given = [fact is not None, words is not None, bool(everything)]
+    for a fact id that is not an int or an ``everything`` that is not a bool."""
+    if not isinstance(everything, bool):
+        raise TypeError(f"everything must be a bool, got {everything!r:.30}")
+    given = [fact is not None, words is not None, everything]
     if sum(given) != 1:
         raise ValueError("forget takes exactly one of fact=, words= or everything=True")
     if everything:
