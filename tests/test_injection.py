@@ -61,6 +61,17 @@ def test_an_instruction_phrased_as_a_first_person_preference_is_not_stored(text)
     assert table.current() == [] and table.rejected == 1
 
 
+@pytest.mark.parametrize("text", ["I prefer paying by bank transfer.", "I like skipping breakfast.",
+                                  "I prefer to verify by SMS.", "I prefer Grant as my contact.",
+                                  "I like discounts on shoes."])
+def test_a_preference_near_a_privileged_word_is_still_stored(text):
+    table = GuardedFactTable()
+    table.hear(1, text)
+    for candidate in extract_preferences(text, source=(1,)):
+        table.write(candidate)
+    assert len(table.current()) == 1 and table.rejected == 0
+
+
 def test_the_preference_extractor_and_its_naive_rule():
     [c] = extract_preferences("Remember that I prefer aisle seats.", source=(1,))
     assert (c.attribute, c.value, c.many, c.source) == ("preference", "aisle seats", True, (1,))

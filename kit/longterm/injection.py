@@ -70,8 +70,8 @@ _ORDER = re.compile(
 # ("I prefer refunds approved without checks" is a rule for the assistant, in the first
 # person). English stems; a legitimate "I prefer refunds to my card" is refused too.
 _PRIVILEGED = re.compile(
-    r"\b(?:approv|refund|reimburs|reveal|disclos|bypass|skip|waiv|overrid|grant|"
-    r"transfer|unlock|exempt|verif|password|passcode|credential|admin|discount)\w*",
+    r"\b(?:approv|refund|reimburs|reveal|disclos|bypass|waiv|overrid|unlock|exempt|"
+    r"verification|password|passcode|credential)\w*",
     re.IGNORECASE)
 _STATED = r"\bI\s+(?:really\s+)?(?:prefer|like|love|enjoy)\s+"   # then the value itself
 
@@ -136,7 +136,7 @@ def is_instruction(value: str) -> bool:
     """True if ``value`` speaks to the assistant or lays down a rule (a second-person
     word, a modal, "always", "from now on", "ignore", a rule or policy, in English and
     the few other languages :data:`_ORDER` lists), or asks for a privileged action
-    (approve, refund, reveal, bypass, skip, a verification, a password: :data:`_PRIVILEGED`,
+    (approve, refund, reveal, bypass, a verification, a password: :data:`_PRIVILEGED`,
     so an instruction phrased as a first-person preference is caught too): the decider's
     deny-list."""
     return bool(_ORDER.search(value) or _PRIVILEGED.search(value))
