@@ -138,10 +138,13 @@ def test_a_users_sessions_are_forgotten_together_and_others_stay(tmp_path):
     store, _ = chat(path)
     for session in ("alice-2", "carol"):
         store.append(session, Message("user", f"{session}: penicillin again", 4, 1))
-    gone = forget_user(store, ["alice", "alice-2"])
+    gone = forget_user(store, ["alice", "alice-2", "alice"])     # a repeated id: once
     assert [g.session_id for g in gone] == ["alice", "alice-2"] and len(gone[0].messages) == 10
     assert store.turns("alice") == [] and store.load_facts("alice") == []
     assert store.turns("carol")[0].content == "carol: penicillin again"
+    with sqlite3.connect(path) as db:                     # one record for alice, not two
+        assert db.execute("SELECT count(*) FROM events WHERE session_id = 'alice'"
+                          ).fetchone()[0] == 1
     with pytest.raises(TypeError, match="list of session ids"):
         forget_user(store, "alice")
 

@@ -249,7 +249,7 @@ def forget_user(store: TranscriptStore, sessions: Iterable[str]) -> list[Forgott
         raise TypeError(f"store must be a kit.store.TranscriptStore, got {store!r:.60}")
     if isinstance(sessions, str):
         raise TypeError(f"sessions must be a list of session ids, got {sessions!r:.60}")
-    sessions = [check_session(s) for s in sessions]
+    sessions = list(dict.fromkeys(check_session(s) for s in sessions))   # each once
     gone = [Forgotten(s, tuple(m.number for m in store.turns(s)),
                       tuple(f.id for f in FactStore.load_facts(store, s)), "everything")
             for s in sessions]
