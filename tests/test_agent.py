@@ -140,6 +140,20 @@ def test_compaction_keeps_facts_pairs_and_question_whatever_the_model(summariser
     assert ctx.size == sum(count_words(m["content"]) for m in ctx.messages()) + 2 * calls
 
 
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_summary_longer_than_what_it_folds_is_the_fallbacks_job(cached):
+    """A summariser that echoes its prompt keeps every fact, yet its 'summary' is bigger
+    than what it folds: committed, the context grows at each fold until it overflows."""
+    trace = short_trace()
+    ctx = AgentContext(system=trace.system, summariser=lambda prompt: prompt,
+                       compaction=CompactInLoop(trigger=4000, keep_recent=4, cached=cached))
+    run = run_agent(ctx, trace)
+    events = [e for e in ctx.trace if e["event"] == "compacted"]
+    assert events and {e["by"] for e in events} == {"fallback"}
+    assert run.overflow is None and run.finished
+    assert max(e["after"] for e in events) < trace.window // 5
+
+
 # -- the cache model -----------------------------------------------------------------
 def test_automatic_prefix_hits_in_128_token_steps_from_1024():
     cache = PromptCache(OPENAI)
@@ -269,6 +283,15 @@ def test_cached_compaction_refuses_bad_options():
         CompactInLoop(cached="yes")
     with pytest.raises(ValueError, match="window must be >= 10"):
         cached_compaction(5)
+
+
+@pytest.mark.parametrize("summariser", [5, "model", 0])
+def test_a_summariser_that_is_not_callable_is_refused_by_name(summariser):
+    """Else every fold calls it, fails, and the fallback writes: silently never the model
+    (a falsy one silently became the stub)."""
+    with pytest.raises(TypeError, match=f"summariser must be callable.*{summariser!r}"):
+        AgentContext(count_words, "sys", compaction=CompactInLoop(trigger=1),
+                     summariser=summariser)
 
 
 def test_a_failed_add_takes_back_the_cached_summarisers_request():

@@ -86,7 +86,7 @@ def test_choose_and_the_topic_pattern():
     turns = [Message("user", t, 0, i + 1) for i, t in enumerate(
         ["Penicillin again", "penicillins are many", "no", "PENICILLIN!"])]
     assert choose(turns, [], words=["penicillin"])[0] == (1, 4)     # whole words only
-    assert topic_pattern(["a.b"]).search("axb") is None             # escaped
+    assert not topic_pattern(["a.b"]).search("axb")                 # escaped
     with pytest.raises(ValueError, match="exactly one"):
         choose(turns, [], words=["x"], everything=True)
     with pytest.raises(ValueError, match="no stored fact has id 9"):
@@ -138,9 +138,119 @@ def test_a_users_sessions_are_forgotten_together_and_others_stay(tmp_path):
     store, _ = chat(path)
     for session in ("alice-2", "carol"):
         store.append(session, Message("user", f"{session}: penicillin again", 4, 1))
-    gone = forget_user(store, ["alice", "alice-2"])
+    gone = forget_user(store, ["alice", "alice-2", "alice"])     # a repeated id: once
     assert [g.session_id for g in gone] == ["alice", "alice-2"] and len(gone[0].messages) == 10
     assert store.turns("alice") == [] and store.load_facts("alice") == []
     assert store.turns("carol")[0].content == "carol: penicillin again"
+    with sqlite3.connect(path) as db:                     # one record for alice, not two
+        assert db.execute("SELECT count(*) FROM events WHERE session_id = 'alice'"
+                          ).fetchone()[0] == 1
     with pytest.raises(TypeError, match="list of session ids"):
         forget_user(store, "alice")
+
+
+def test_a_second_forget_keeps_the_record_of_the_first(tmp_path):
+    """The record that messages were forgotten is the audit trail: a later forget (by
+    words, or of everything) must not delete it with the other derived events."""
+    store, _ = chat(tmp_path / "chat.db")
+    forget(store, "alice", words=["cello"])
+    forget(store, "alice", words=["Ana"])
+    forget(store, "alice", everything=True)
+    with sqlite3.connect(tmp_path / "chat.db") as db:
+        events = [row[0] for row in db.execute("SELECT event FROM events ORDER BY seq")]
+    assert len(events) == 3 and '"messages": [5, 6]' in events[0], events
+    assert all('"forgotten"' in e for e in events) and '"everything"' in events[2]
+
+
+def test_a_forget_that_finds_nothing_writes_nothing(tmp_path):
+    """An unknown session (or words no message names) leaves the store as it was: no
+    record of a forget that forgot nothing, no row for a session that never existed."""
+    store, _ = chat(tmp_path / "chat.db")
+    gone = forget(store, "nobody", words=["penicillin"])
+    assert gone.messages == () and gone.facts == ()
+    forget(store, "alice", words=["zeppelin"])
+    with sqlite3.connect(tmp_path / "chat.db") as db:
+        assert list(db.execute("SELECT event FROM events")) == []
+    assert store.load_state("alice") is not None           # nothing derived deleted either
+
+
+@pytest.mark.parametrize("everything", ["no", 1, "false"])
+def test_everything_must_be_a_bool_not_a_truthy_value(tmp_path, everything):
+    """everything="false" (from a form or a config file) forgot the whole session."""
+    store, _ = chat(tmp_path / "chat.db")
+    with pytest.raises(TypeError, match=f"everything must be a bool.*{everything!r}"):
+        forget(store, "alice", everything=everything)
+    assert len(store.turns("alice")) == 10 and "Lisbon" in store.turns("alice")[0].content
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "2"])
+def test_a_fact_id_that_is_not_an_int_is_refused_by_name(tmp_path, bad):
+    store, _ = chat(tmp_path / "chat.db")
+    before = (store.turns("alice"), store.load_facts("alice"))
+    with pytest.raises(TypeError, match="fact must be an int"):
+        forget(store, "alice", fact=bad)                     # True == 1 is fact 1
+    assert (store.turns("alice"), store.load_facts("alice")) == before
+
+
+def test_topic_words_match_other_unicode_forms_and_spacing():
+    """The secret typed another way is the same secret: decomposed accents, full-width
+    letters, a soft hyphen or zero-width space inside, a German sharp s, a line break
+    inside a phrase."""
+    import unicodedata
+    from kit.messages import Message
+    texts = [unicodedata.normalize("NFD", "a café crème"), "ＰＥＮＩＣＩＬＬＩＮ allergy",
+             "Die STRASSE", "peni\u00adcillin", "peni\u200bcillin", "my blood\npressure",
+             "cafés nearby", "penicillinase"]
+    turns = [Message("user", t, 0, i + 1) for i, t in enumerate(texts)]
+    assert choose(turns, [], words=["café", "penicillin", "straße", "blood pressure"]
+                  )[0] == (1, 2, 3, 4, 5, 6)
+    with pytest.raises(TypeError, match="123"):
+        topic_pattern(123)
+
+
+def test_a_forget_that_failed_before_its_scrub_is_healed_by_running_it_again(tmp_path,
+                                                                             monkeypatch):
+    """A crash after the commit, before VACUUM: the rows are forgotten, old free cells may
+    still hold the text; the same forget again (it now finds nothing) still scrubs."""
+    import kit.longterm.forget as module
+    path = tmp_path / "chat.db"
+    store, _ = chat(path)
+    scrub = module.scrub_bytes
+
+    def crash(db, where):
+        raise RuntimeError("power cut")
+    monkeypatch.setattr(module, "scrub_bytes", crash)
+    with pytest.raises(RuntimeError):
+        forget(store, "alice", words=[SECRET])
+    assert not any(SECRET in m.content.lower() for m in store.turns("alice"))
+    scrubbed = []
+    monkeypatch.setattr(module, "scrub_bytes", lambda db, where: scrubbed.append(
+        scrub(db, where)))
+    assert forget(store, "alice", words=[SECRET]).messages == () and len(scrubbed) == 1
+    assert scan(SECRET, files=[(p, p) for p in sqlite_files(path)]).completeness == 1.0
+    with sqlite3.connect(path) as db:                     # one record: the forget that took
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 1
+
+
+def test_a_long_list_of_topic_words_is_looked_up_not_tried_one_by_one():
+    """10,000 single words: one set, no expression tried at each character (the old
+    alternation took time in words x text, inside the store's write lock)."""
+    words = [f"w{i}x" for i in range(10_000)] + ["blood pressure", "c++"]
+    topic = topic_pattern(words)
+    assert len(topic.words) == 10_000 and topic.pattern.pattern.count("|") == 1
+    assert topic.search("W9999X!") and topic.search("Blood  pressure") and topic.search("c++ ok")
+    assert not topic.search("w10000x w9999 blood c+")
+
+
+def test_the_scan_finds_the_secret_in_another_unicode_form(tmp_path):
+    """A scan that misses a decomposed accent or another case of a non-ASCII letter
+    reports a place clean that still holds the secret."""
+    import unicodedata
+    from kit.longterm.forget_scan import file_holds
+    for i, held in enumerate([unicodedata.normalize("NFD", "Café Noir"), "CAFÉ NOIR",
+                              "café noir"]):
+        path = tmp_path / f"f{i}.bin"
+        path.write_bytes(b"\x00" + held.encode("utf-8") + b"\x00")
+        assert file_holds(str(path), "café noir"), held
+    report = scan("straße", contexts={"summary": "lives on the STRASSE", "other": "strand"})
+    assert report.leaks == ["summary"]

@@ -67,6 +67,37 @@ def test_a_service_forget_reaches_the_store_and_its_bytes(store, words):
         assert store.transcript("alice") == [] and store.load("alice").last == 0
 
 
+def test_a_later_forget_keeps_the_earlier_record_and_nothing_found_writes_nothing(store):
+    lease = fill(store)
+    assert store.forget("alice", lease, ["lunch"]) == (4,)
+    assert store.forget("alice", lease, ["zeppelin"]) == ()      # nothing: nothing written
+    assert [e["messages"] for e in store.events("alice")] == [[4]]
+    store.forget("alice", lease, None)
+    assert [(e["kind"], e["by"]) for e in store.events("alice")] == [
+        ("forgotten", "words"), ("forgotten", "everything")]
+
+
+@pytest.mark.parametrize("words", [["lunch"], None])
+def test_a_forget_keeps_idempotency_keys_with_their_answers_redacted(store, words):
+    """A retry sent after the forget must not run its turn again (a duplicate turn, the
+    forgotten text written back): the key stays, its saved answer does not."""
+    from kit.serve.stores import KeyRecord
+    from kit.serve.stores import digest
+    lease = fill(store)
+    outcome = {"turn": 2, "answer": "lunch: the zucchini-velvet soup", "refused": False,
+               "guardrail": "cited [1]", "cited": ["faq-01"]}
+    store.claim(lease, "k1", digest("what is for lunch"))
+    store.commit("alice", lease, [Message("user", "what is for lunch now", 3, 5)], {},
+                 key=KeyRecord("k1", digest("what is for lunch"), lease.token, 2, outcome))
+    store.claim(lease, "k2", digest("a turn that died"))       # claimed, never committed
+    store.forget("alice", lease, words)
+    kept = store.key_record("alice", "k1")
+    assert kept.digest == digest("what is for lunch") and kept.turn == 2
+    assert kept.outcome == {**outcome, "answer": FORGOTTEN}
+    assert store.key_record("alice", "k2") is None
+    assert not scan("zucchini-velvet", files=[(f, f) for f in store.files()]).leaks
+
+
 def test_a_forget_is_fenced_by_the_lease(tmp_path):
     with SQLiteSessionStore(tmp_path / "chat.db") as store:
         lease = fill(store)
@@ -104,6 +135,10 @@ def test_the_forget_route_and_its_checks(tmp_path):
         held = store.acquire("alice", 60)
         assert call(app, "POST", "/sessions/alice/forget",
                     json={"words": ["metformin"]}).status_code == 503        # busy
+        blank = call(app, "POST", "/sessions/alice/forget", json={"words": ["metformin", " "]})
+        assert blank.status_code == 400 and "' '" in blank.text   # checked before the queue
+        with pytest.raises(ValueError, match="non-empty"):
+            service.forget("alice", [""])              # not SessionBusy after the wait
         store.release(held)
         assert "metformin" in str(store.transcript("alice"))
         done = call(app, "POST", "/sessions/alice/forget", json={"words": ["Metformin"]})

@@ -12,7 +12,8 @@ The split never separates a call from its result: the kept part never starts wit
 result (the cut moves back to the call), so the pair invariant holds after it.
 
 :func:`compact_turns` is the compute step, pure, with the production summary memory's
-safety (lesson 04): the model's reply is checked (a str, not empty), then fact-checked
+safety (lesson 04): the model's reply is checked (a str, not empty, shorter than what
+it folds), then fact-checked
 against the folded user messages and the previous summary
 (:func:`kit.memory.facts.missing_facts`): most facts kept, it is repaired (the lines that
 stated the missing ones appended); fewer than half, or a model that raised, and the
@@ -191,17 +192,19 @@ def compact_turns(previous: str, turns: Sequence[Message], keep_recent: int,
     else the :class:`Compacted` state. ``requests``: the user messages folded by earlier
     compactions. The ``summariser`` (``str -> str``) is called once; its summary must keep
     the facts of every folded user message (the task's facts; the summary's own counts
-    are not facts): if it raises, returns a non-str or empty reply, or loses most facts,
-    the rule-based :func:`task_state` writes the summary (``by="fallback"``). A summary
+    are not facts): if it raises, returns a non-str or empty reply, a reply no shorter (in
+    characters) than the previous summary and the folded messages together (not a
+    summary: each fold would grow the context), or loses most facts, the rule-based :func:`task_state` writes the summary (``by="fallback"``). A summary
     not starting with :data:`~kit.agent.loop.SUMMARY_HEAD` gets it as its first line."""
     old, kept = split_pairs(turns, keep_recent)
     if not old:
         return None
     sources = [*requests, *(m.content for m in old if m.role == "user")]
     summary, repaired, by = None, (), "model"
+    folded = len(previous) + len(render(old))      # characters the summary replaces
     try:
         reply = summariser(_prompt(previous, old))
-        if isinstance(reply, str) and reply.strip():
+        if isinstance(reply, str) and 0 < len(reply.strip()) < folded:
             summary, repaired = _checked(reply.strip(), sources)
     except Exception:                    # noqa: BLE001 (any model failure: the fallback)
         summary = None

@@ -69,7 +69,10 @@ class AgentContext:
         self.window = None if window is None else check_int("window", window, 1)
         self.rule = SizeRule(measure, count)
         self.measure, self.clearing, self.compaction = measure, clearing, compaction
-        self.summariser = summariser or TaskStateModel()
+        if summariser is not None and not callable(summariser):
+            raise TypeError(f"summariser must be callable str -> str or None, got "
+                            f"{summariser!r:.60}")
+        self.summariser = TaskStateModel() if summariser is None else summariser
         self.system = (make_message("system", system, measure, 0, ("system",),
                                     size=self.rule.message) if system else None)
         self.turns: list[Message] = []

@@ -6,11 +6,12 @@ went, and the bytes too, not only the rows a query sees (lesson 12):
 - **the transcript** (the source of truth): each chosen message's text is replaced by
   :data:`FORGOTTEN` (its number stays, so the numbering the facts and the summary
   refer to holds), and a record that it was forgotten is written to the session's
-  ``events`` (message numbers and how, never the words);
+  ``events`` (message numbers and how, never the words; a later forget keeps it);
 - **the fact memory**: the chosen facts' rows are deleted (a fact's whole history of
   values: a superseded value is the same secret, older);
 - **the running summary** and every derived state (the saved memory state, the
-  service's trace events and idempotency outcomes, which hold replies): deleted, and
+  service's trace events): deleted (the idempotency keys stay, their saved replies
+  replaced by :data:`FORGOTTEN`: a retry is not run again), and
   the memory is **rebuilt from the remaining raw turns** (:func:`rebuild_memory`), never
   edited in place: an edited summary still says the secret in another wording;
 - **the BM25 index and the stored embeddings** of a recall memory live in the memory
@@ -25,8 +26,8 @@ went, and the bytes too, not only the rows a query sees (lesson 12):
   store is rewritten by :meth:`kit.serve.redis_store.RedisSessionStore.forget`.
 
 :func:`kit.longterm.forget_scan.scan` checks all of it on the raw files. Which messages
-go: ``words`` matches whole words, case-insensitively (one regular expression,
-linear in the text); ``fact`` is a fact id; ``everything`` is the whole session;
+go: ``words`` matches whole words, whatever their case, Unicode form or invisible
+characters (:func:`fold`, then one regular expression, linear in the text); ``fact`` is a fact id; ``everything`` is the whole session;
 :func:`forget_user` is everything of several sessions (a user's), scrubbed once.
 """
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -43,13 +45,19 @@ from kit.longterm.profile import Evidence, Profile, merge_profiles
 from kit.messages import Message
 from kit.persistence import memory_state, restore
 from kit.store import StoreError, TranscriptStore, check_session
+from kit.validation import check_int
 
-__all__ = ["FORGOTTEN", "Forgotten", "topic_pattern", "choose", "forget", "forget_user",
+__all__ = ["FORGOTTEN", "Forgotten", "Topic", "topic_pattern", "fold", "choose", "forget", "forget_user",
            "forget_rows",
            "scrub_bytes", "rebuild_memory", "rebuild_profile"]
 
 FORGOTTEN = "[forgotten]"       # what a forgotten message's text becomes
 _CHECKPOINT_TRIES = 20
+# Invisible format characters a word can hide behind (soft hyphen, zero-width spaces and
+# joiners, direction marks, word joiner, byte-order mark): dropped before matching.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+                        "\u2066-\u2069\ufeff]")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -68,20 +76,53 @@ class Forgotten:
                 "facts": len(self.facts)}
 
 
-def topic_pattern(words: Iterable[str]) -> re.Pattern:
-    """One case-insensitive pattern matching any of ``words`` as a whole word. Raises
-    TypeError/ValueError naming a word that is not a non-empty str, or no words."""
+def fold(text: str) -> str:
+    """``text`` in the form a topic is matched in: Unicode NFKC (a decomposed accent
+    composed, full-width letters made plain), invisible format characters dropped, case
+    folded ("Straße" and "STRASSE" alike). Linear in the text."""
+    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", unicodedata.normalize(
+        "NFKC", text)).casefold())
+
+
+class Topic:
+    """Topic words as one matcher: :meth:`search` tells whether a text's :func:`fold`
+    names any of them as a whole word. ``words``: the single words (a set: looked up
+    once per word of the text, so a long list costs no more per text character);
+    ``pattern``: one expression for the rest (phrases, whose spaces match any run of
+    whitespace, and words with punctuation such as "c++"), or None."""
+
+    def __init__(self, words: frozenset, pattern: re.Pattern | None) -> None:
+        self.words, self.pattern = words, pattern
+
+    def search(self, text: str) -> bool:
+        """True if ``text`` names a topic word. Linear in the text (and in the phrases)."""
+        folded = fold(text)
+        if self.words and not self.words.isdisjoint(_WORD.findall(folded)):
+            return True
+        return self.pattern is not None and self.pattern.search(folded) is not None
+
+
+def topic_pattern(words: Iterable[str]) -> Topic:
+    """One matcher (:class:`Topic`) for any of ``words`` as a whole word, whatever its
+    case, Unicode form or invisible characters. Raises TypeError naming ``words`` if it
+    is not a str or an iterable, ValueError naming a word that is not a non-empty str,
+    or for no words."""
     if isinstance(words, str):
         words = [words]
-    words = list(words)
+    try:
+        words = list(words)
+    except TypeError:
+        raise TypeError(f"topic words must be a list of strs, got {words!r:.60}") from None
     for word in words:
-        if not isinstance(word, str) or not word.strip():
+        if not isinstance(word, str) or not fold(word).strip():
             raise ValueError(f"topic words must be non-empty strs, got {word!r:.60}")
     if not words:
         raise ValueError("forget by topic needs at least one word, got none")
-    alternatives = "|".join(re.escape(w.strip()) for w in sorted(set(words), key=len,
-                                                                  reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    folded = {fold(w).strip() for w in words}
+    single = frozenset(w for w in folded if _WORD.fullmatch(w))
+    rest = sorted(folded - single, key=len, reverse=True)
+    alternatives = "|".join(r"\s+".join(re.escape(part) for part in w.split()) for w in rest)
+    return Topic(single, re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)") if rest else None)
 
 
 def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None = None,
@@ -95,13 +136,17 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
     - ``words``: every message and fact whose text names a word, and the facts stated
       by those messages;
     - ``everything``: every message and fact.
-    Raises ValueError for none or more than one way, or an unknown fact id."""
-    given = [fact is not None, words is not None, bool(everything)]
+    Raises ValueError for none or more than one way, or an unknown fact id; TypeError
+    for a fact id that is not an int or an ``everything`` that is not a bool."""
+    if not isinstance(everything, bool):
+        raise TypeError(f"everything must be a bool, got {everything!r:.30}")
+    given = [fact is not None, words is not None, everything]
     if sum(given) != 1:
         raise ValueError("forget takes exactly one of fact=, words= or everything=True")
     if everything:
         return tuple(m.number for m in turns), tuple(f.id for f in facts), "everything"
     if fact is not None:
+        check_int("fact", fact, 0)
         target = next((f for f in facts if f.id == fact), None)
         if target is None:
             raise ValueError(f"no stored fact has id {fact!r:.30}")
@@ -122,9 +167,15 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
 def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: bool) -> None:
     """The forget's writes, inside the caller's open transaction on ``db`` (a
     transcript-store file): texts replaced, fact rows deleted, the derived rows (saved
-    state, events, idempotency outcomes) deleted, the record written. The service's
-    SQLite store calls it after its lease check, in the same transaction."""
+    state, events) deleted, the idempotency keys' saved answers replaced by
+    :data:`FORGOTTEN`, the record written. The records of
+    earlier forgets stay (they name no words: the trail of what went). A forget that
+    takes nothing (words no message names, an unknown session) writes nothing. The
+    service's SQLite store calls it after its lease check, in the same transaction."""
     session = forgotten.session_id
+    went = bool(forgotten.messages or forgotten.facts)
+    if not (went or everything):
+        return
     db.execute("PRAGMA secure_delete = ON")        # freed space is overwritten with zeros
     if everything:
         for table in ("messages", "turns", "waiters", "facts"):
@@ -135,10 +186,17 @@ def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: boo
                        (FORGOTTEN, session, number))
         for fact_id in forgotten.facts:
             db.execute("DELETE FROM facts WHERE session_id = ? AND id = ?", (session, fact_id))
-    for table in ("session_state", "events", "idempotency"):   # derived: rebuilt later
-        db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session,))
-    db.execute("INSERT INTO events (session_id, event) VALUES (?, ?)",
-               (session, json.dumps(forgotten.record(), sort_keys=True)))
+    db.execute("DELETE FROM session_state WHERE session_id = ?", (session,))  # rebuilt later
+    # Idempotency keys stay, so a retry is not run again (a duplicate turn, the text
+    # written back), but the answers they saved go; a claim whose turn died goes.
+    db.execute("DELETE FROM idempotency WHERE session_id = ? AND outcome IS NULL", (session,))
+    db.execute("UPDATE idempotency SET outcome = json_set(outcome, '$.answer', ?) "
+               "WHERE session_id = ?", (FORGOTTEN, session))
+    db.execute("DELETE FROM events WHERE session_id = ? AND CASE WHEN json_valid(event) "
+               "THEN json_extract(event, '$.kind') END IS NOT ?", (session, "forgotten"))
+    if went:
+        db.execute("INSERT INTO events (session_id, event) VALUES (?, ?)",
+                   (session, json.dumps(forgotten.record(), sort_keys=True)))
 
 
 def scrub_bytes(db: sqlite3.Connection, where: str) -> None:
@@ -191,7 +249,7 @@ def forget_user(store: TranscriptStore, sessions: Iterable[str]) -> list[Forgott
         raise TypeError(f"store must be a kit.store.TranscriptStore, got {store!r:.60}")
     if isinstance(sessions, str):
         raise TypeError(f"sessions must be a list of session ids, got {sessions!r:.60}")
-    sessions = [check_session(s) for s in sessions]
+    sessions = list(dict.fromkeys(check_session(s) for s in sessions))   # each once
     gone = [Forgotten(s, tuple(m.number for m in store.turns(s)),
                       tuple(f.id for f in FactStore.load_facts(store, s)), "everything")
             for s in sessions]
@@ -218,7 +276,7 @@ def rebuild_memory(make: Callable[[], object], store: TranscriptStore, session_i
     return restore(make(), store, session_id)
 
 
-def _kept(items: tuple, pattern: re.Pattern | None) -> tuple:
+def _kept(items: tuple, pattern: Topic | None) -> tuple:
     if pattern is None:
         return items
     return tuple(i for i in items if not pattern.search(

@@ -5,11 +5,13 @@ row stays in the file's free pages and its write-ahead log, a Redis append-only 
 keeps every command until it is rewritten, an edited summary keeps the secret in other
 words. So the scan reads **bytes**: each store file (the database, its ``-wal``,
 ``-shm`` and ``-journal``; Redis's append-only files and ``.rdb`` snapshot) is searched
-for the secret's UTF-8 bytes (ASCII letters case-folded), and every **context** the
-chatbot can build afterwards (each memory's context for the secret as a query and for
-no query) is searched as text. Stored embeddings are vectors, not text: a place
-"stored embeddings" is clean when no stored vector is (cosine >= 0.99) the embedding of
-a text that held the secret (:func:`vectors_hold`).
+for the secret's UTF-8 bytes (composed or decomposed, in its usual cases), and every
+**context** the chatbot can build afterwards (each memory's context for the secret as a
+query and for no query) is searched as text, both sides folded
+(:func:`kit.longterm.forget.fold`: NFKC, case folded, invisible characters dropped).
+Stored embeddings are vectors, not text: a place "stored embeddings" is clean when no
+stored vector is (cosine >= 0.99) the embedding of a text that held the secret
+(:func:`vectors_hold`).
 
 :func:`scan` reports place by place (:class:`Place`); :attr:`ScanReport.completeness`
 is the share of places clean, the figure lesson 12's table shows.
@@ -17,10 +19,13 @@ is the share of places clean, the figure lesson 12's table shows.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from kit.longterm.forget import fold
 
 __all__ = ["Place", "ScanReport", "scan", "sqlite_files", "redis_files", "file_holds",
            "vectors_hold"]
@@ -43,11 +48,20 @@ def redis_files(folder: str | os.PathLike) -> list[str]:
     return sorted(found)
 
 
+def _spellings(secret: str) -> set[bytes]:
+    """The UTF-8 bytes ``secret`` may be stored as: composed and decomposed (NFC, NFD),
+    as typed, lower, upper, title and case-folded (ASCII case is ignored on top)."""
+    cases = {secret, secret.lower(), secret.upper(), secret.title(), secret.casefold()}
+    return {unicodedata.normalize(form, c).encode("utf-8").lower()
+            for c in cases for form in ("NFC", "NFD")}
+
+
 def file_holds(path: str, secret: str) -> bool:
-    """True if the file's bytes contain ``secret`` (UTF-8; ASCII case ignored)."""
+    """True if the file's bytes contain ``secret`` (UTF-8, composed or decomposed, in any
+    of its usual cases: :func:`_spellings`)."""
     with open(path, "rb") as f:
-        data = f.read()
-    return secret.encode("utf-8").lower() in data.lower()
+        data = f.read().lower()
+    return any(spelling in data for spelling in _spellings(secret))
 
 
 def vectors_hold(vectors: np.ndarray, embedder: Callable[[list[str]], object],
@@ -107,7 +121,7 @@ def scan(secret: str, *, files: Iterable[tuple[str, str]] = (),
         raise ValueError(f"secret must be a non-empty str, got {secret!r:.60}")
     places = [Place("file", name, not (os.path.exists(path) and file_holds(path, secret)))
               for name, path in files]
-    places += [Place("context", name, secret.lower() not in text.lower())
+    places += [Place("context", name, fold(secret) not in fold(text))
                for name, text in (contexts or {}).items()]
     places += [Place("vectors", name, not holds) for name, holds in (vectors or {}).items()]
     return ScanReport(tuple(places))

@@ -48,6 +48,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from importlib import resources
 
+from kit.longterm.forget import topic_pattern
 from kit.serve.service import (ChatService, KeyConflict, SessionBusy, check_session_id,
                                outcome_of, pauses)
 from kit.serve.backends import open_store
@@ -321,6 +322,11 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         if not ((asked and asked.get("everything") is True) or (
                 isinstance(words, list) and words and all(isinstance(w, str) for w in words))):
             return error(400, 'the body must be JSON {"words": ["..."]} or {"everything": true}')
+        try:
+            if words is not None:
+                topic_pattern(words)               # named before the session's queue
+        except ValueError as exc:
+            return error(400, str(exc))
         try:
             taken = await take(session_id, started)
             done = await settled(in_pool(turns, service.forget, session_id, words, taken),

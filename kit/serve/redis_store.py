@@ -156,18 +156,42 @@ return 1
 
 # KEYS: lock, messages, meta, state, events, turns, keys, key times, the set of sessions
 # ARGV: lock value ('' = unfenced), 'all' or 'some', the session id, the record's json,
-#       then pairs of (number, redacted message json)
+#       the number n of idempotency keys, n pairs of (key, its record with the answer
+#       redacted, or '' to delete a claim never committed), then pairs of (number,
+#       redacted message json)
+# The records of earlier forgets stay in the events; a forget that takes nothing writes
+# nothing.
 _FORGET = _RUN + """
 if ARGV[1] ~= '' and not held(KEYS[1], ARGV[1]) then
   return redis.error_reply('LEASELOST')
 end
+local went = #ARGV > 5 + 2 * tonumber(ARGV[5]) or
+  (ARGV[2] == 'all' and redis.call('EXISTS', KEYS[2]) == 1)
+if not (went or ARGV[2] == 'all') then return 1 end
 if ARGV[2] == 'all' then
   redis.call('DEL', KEYS[2], KEYS[3], KEYS[6])
   redis.call('SREM', KEYS[9], ARGV[3])
 end
-for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('DEL', KEYS[4], KEYS[5], KEYS[7], KEYS[8])
-redis.call('RPUSH', KEYS[5], ARGV[4])
+local keys = tonumber(ARGV[5])
+for i = 6, 5 + 2 * keys, 2 do
+  if ARGV[i + 1] == '' then
+    redis.call('HDEL', KEYS[7], ARGV[i])
+    redis.call('ZREM', KEYS[8], ARGV[i])
+  else
+    redis.call('HSET', KEYS[7], ARGV[i], ARGV[i + 1])
+  end
+end
+for i = 6 + 2 * keys, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+local records = {}
+for _, event in ipairs(redis.call('LRANGE', KEYS[5], 0, -1)) do
+  local ok, decoded = pcall(cjson.decode, event)
+  if ok and type(decoded) == 'table' and decoded['kind'] == 'forgotten' then
+    records[#records + 1] = event
+  end
+end
+redis.call('DEL', KEYS[4], KEYS[5])
+for _, event in ipairs(records) do redis.call('RPUSH', KEYS[5], event) end
+if went then redis.call('RPUSH', KEYS[5], ARGV[4]) end
 return 1
 """
 _REWRITE_WAIT = 60.0       # seconds a forget waits for Redis to rewrite its files
@@ -408,6 +432,15 @@ class RedisSessionStore(SessionStore):
         args: list = ["" if lease is None else self._value(lease),
                       "all" if words is None else "some", session_id,
                       json.dumps(Forgotten(session_id, numbers, facts, by).record())]
+        went = bool(numbers) or (words is None and bool(turns))
+        kept = self._call(session_id, "reading the idempotency keys", self._redis.hgetall,
+                          self._key(session_id, "keys")) if went or words is None else {}
+        args.append(len(kept))
+        for name, text in kept.items():     # the keys stay (a retry is not run again)
+            record = json.loads(text)
+            if record.get("outcome") is not None:
+                record["outcome"] = {**record["outcome"], "answer": FORGOTTEN}
+            args += [name, json.dumps(record) if record.get("outcome") is not None else ""]
         for m in turns:
             if words is not None and m.number in numbers:
                 args += [m.number, _message_json(replace(m, content=FORGOTTEN))]

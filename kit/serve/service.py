@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from kit.extractive import extractive_summariser
+from kit.longterm.forget import topic_pattern
 from kit.memory import CompactionError, DeferredSummaryMemory
 from kit.persistence import restore
 from kit.rag.chatbot import Answer, Chatbot
@@ -489,6 +490,8 @@ class ChatService:
         Returns ``{"session", "forgotten": message numbers, "by"}``. Raises ValueError
         for a bad id or words (nothing written), LeaseLost, StoreError."""
         check_session_id(session_id)
+        if words is not None:
+            topic_pattern(words)           # a bad word is named at once, not after the queue
         held = taken if taken is not None else self.take(session_id)
         try:
             numbers = self.store.forget(session_id, held.lease, words)

@@ -244,9 +244,11 @@ class SessionStore:
         """Forget the session's messages naming one of ``words`` (whole words, any case),
         or everything of the session when ``words`` is None; return the message
         numbers whose text went (:mod:`kit.longterm.forget`). Texts become
-        ``"[forgotten]"`` (numbers kept), the saved state, trace events and idempotency
-        outcomes go (the memory is rebuilt from the remaining raw turns at the next
-        load), a record is written; the lease row stays (a token is never handed out
+        ``"[forgotten]"`` (numbers kept), the saved state and trace events go (the
+        memory is rebuilt from the remaining raw turns at the next load; the records of
+        earlier forgets stay), the idempotency keys stay with their saved answers
+        ``"[forgotten]"`` (a retry is not run again), a record is written (nothing at all
+        when nothing was taken); the lease row stays (a token is never handed out
         twice). Fenced like :meth:`commit` (:class:`LeaseLost`: nothing written). The
         bytes go too, before it returns: SQLite ``secure_delete``, ``VACUUM`` and a
         truncated log; Redis an append-only-file rewrite (and a new snapshot when it
