@@ -21,7 +21,7 @@ import pytest
 KIT = Path(__file__).resolve().parents[1] / "kit"
 LAYERS = {
     0: ["kit.tokens", "kit.offline", "kit.messages", "kit.trace", "kit.validation",
-        "kit.prompts", "kit.ranking", "kit.sizing", "kit.textcache"],
+        "kit.prompts", "kit.fence", "kit.ranking", "kit.sizing", "kit.textcache"],
     1: ["kit.llm", "kit.extractive", "kit.structured", "kit.openai_compat", "kit.locomo",
         "kit.synthetic", "kit.synthetic_changes"],
     2: ["kit.memory"],

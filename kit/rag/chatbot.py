@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass, field
 
+from kit.fence import fence
 from kit.llm import fact_listing_summariser
 from kit.memory import CompactionError, SummaryMemory
 from kit.messages import indent_continuation, render
@@ -151,6 +152,16 @@ def _history(memory) -> str:
     return text
 
 
+def _provenance(memory) -> str:
+    """Where a memory's text came from, for its fence: "summary of earlier messages,
+    messages 5-8" (message numbers of the verbatim turns)."""
+    parts = ["summary of earlier messages"] if getattr(memory, "summary", "") else []
+    turns = memory.turns
+    if turns:
+        parts.append(f"messages {turns[0].number}-{turns[-1].number}")
+    return "conversation memory: " + ", ".join(parts)
+
+
 def _check_ask(session_id: object, question: object) -> None:
     """Raise ValueError/TypeError naming a bad session id or question."""
     if not isinstance(session_id, str) or not session_id.strip():
@@ -203,7 +214,11 @@ class Chatbot:
     matters); ``max_query_words``: longest accepted rewrite, in words;
     ``lock_factory``: ``() -> lock`` (a context manager), one per session, default
     ``threading.Lock``; with several server processes, plug in a shared lock (a Redis
-    or database lock). Raises TypeError/ValueError naming a bad argument.
+    or database lock); ``fence_memory``: True puts the memory's text (summary and
+    turns) into the rewrite and answer prompts as quoted data with its provenance
+    (:func:`kit.fence.fence`), so an instruction planted in an earlier turn is not read
+    as one (lesson 12, injection); False (the lesson-07 prompt) leaves it bare. Raises
+    TypeError/ValueError naming a bad argument.
     """
 
     def __init__(self, retriever, llm: Callable[[str, str], str],
@@ -211,7 +226,8 @@ class Chatbot:
                  metrics: Metrics | None = None, top_k: int = 5,
                  clock: Callable[[], float] = time.perf_counter, rewrite: bool = True,
                  max_query_words: int = MAX_QUERY_WORDS,
-                 lock_factory: Callable[[], ContextManager] = threading.Lock) -> None:
+                 lock_factory: Callable[[], ContextManager] = threading.Lock,
+                 fence_memory: bool = False) -> None:
         _check_callable("retriever.search", getattr(retriever, "search", None), "(query, k)")
         _check_callable("llm", llm, "(system, user) -> str")
         _check_callable("memory_factory", memory_factory or default_memory, "() -> memory")
@@ -221,8 +237,9 @@ class Chatbot:
             raise ValueError(f"top_k must be an int >= 1, got {top_k!r}")
         if metrics is not None and not callable(getattr(metrics, "record", None)):
             raise TypeError(f"metrics must have .record(name, ms), got {metrics!r:.60}")
-        if not isinstance(rewrite, bool):
-            raise TypeError(f"rewrite must be True or False, got {rewrite!r}")
+        for name, flag in (("rewrite", rewrite), ("fence_memory", fence_memory)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
         if isinstance(max_query_words, bool) or not isinstance(max_query_words, int) \
                 or max_query_words < 1:
             raise ValueError(f"max_query_words must be an int >= 1, got {max_query_words!r}")
@@ -230,7 +247,7 @@ class Chatbot:
         self.memory_factory = memory_factory or default_memory
         self.metrics = metrics if metrics is not None else Metrics()
         self.rewrite, self.max_query_words = rewrite, max_query_words
-        self.lock_factory = lock_factory
+        self.lock_factory, self.fence_memory = lock_factory, fence_memory
         self._sessions: dict[str, _Session] = {}
         self._registry = threading.Lock()       # guards _sessions only, held briefly
 
@@ -331,6 +348,8 @@ class Chatbot:
             return self.llm(system, user)
 
         history = _history(memory)
+        if self.fence_memory and history:
+            history = fence(history, _provenance(memory))
         if self.rewrite:
             rewrite = rewrite_query(counted, history, question, self.max_query_words)
         else:

@@ -113,11 +113,12 @@ class SlowModel:
 
 def demo_chatbot(model_delay: float | None = None) -> Chatbot:
     """The course's help-centre chatbot: BM25 over the shipped help centre, the quoting
-    stub model (``model_delay`` seconds per call, None: no delay), no network."""
+    stub model (``model_delay`` seconds per call, None: no delay), the memory fenced as
+    quoted data in its prompts (``fence_memory``), no network."""
     from kit.rag import BM25Retriever, QuotingModel, load_corpus
     model, model_delay = QuotingModel(), check_seconds("model_delay", model_delay)
     llm = SlowModel(model, model_delay) if model_delay else model
-    return Chatbot(BM25Retriever(load_corpus()), llm)
+    return Chatbot(BM25Retriever(load_corpus()), llm, fence_memory=True)
 
 
 def service_memory(summary_delay: float | None = None, budget: int = SERVICE_BUDGET,
