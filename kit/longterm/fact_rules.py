@@ -40,6 +40,7 @@ import bisect
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from kit.longterm.facts import Candidate
 
@@ -70,28 +71,33 @@ CUES = {
                 "coworker coworkers office notice resign resigned resigning quit quitting "
                 "career position role contract salary payroll promoted promotion interview "
                 "internship onboarding shift shifts fired first.day first.week last.day started.at "
-                "starting.at start.at signed.with laid.off",
+                "starting.at start.at signed.with laid.off analyst engineer developer designer "
+                "nurse teacher accountant consultant editor researcher scientist lawyer "
+                "architect programmer intern clerk cashier",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
                  "moving mover movers relocate relocates relocated relocating relocation "
                  "settle settles settled settling based neighbourhood neighborhood neighbours "
                  "neighbors address resident rent rents rented renting lease landlord unpack "
-                 "unpacked unpacking hometown emigrated new.place put.down.roots",
+                 "unpacked unpacking hometown emigrated new.place put.down.roots packed.up",
 }
 # verbs (and phrases) that undo a purchase: an order number in their sentence is undone
 CANCEL_VERBS = (
     r"cancel(?:s|led|ed|ling|ing)?|cancellation|call(?:s|ed|ing)?\s+(?:it\s+|them\s+)?off|"
     r"scrap(?:s|ped|ping)?|drop(?:s|ped|ping)?(?!\s+(?:by|in)\b)|"
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
-    r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|refund(?:s|ed|ing)?|"
+    r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
+    r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
     r"withdr[ae]w|backed\s+out\s+of|pulled\s+the\s+plug\s+on|ditch(?:ed|ing)?")
 # verbs (and phrases) that end or undo what their object names
 CHANGE_VERBS = CANCEL_VERBS + (
     r"|quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
-    r"(?:gave|give|given|giving)\s+up(?:\s+on)?|(?:gone|went|go|going)\s+off|"
+    r"(?:gave|give|given|giving)\s+up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
+    r"(?:am|'m|is|are|'re)\s+off|"
     r"stop(?:s|ped|ping)?|used\s+to|instead\s+of|rather\s+than|in\s+place\s+of|"
-    r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|replac(?:e|es|ed|ing)|"
-    r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye\s+to|farewell\s+to|"
+    r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
+    r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
+    r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
     r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with|outgr(?:ew|own)|"
     r"gr(?:ew|own)\s+out\s+of")
 # sentence openers and other capitalised words that are never a name
@@ -132,9 +138,9 @@ _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\s+(?:now\s+|"
                       r"just\s+|been\s+)?$", re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|no\s+more|any\s*more)\b|n't\b",
+_NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|no\s+more|any\s*more)\b|n't\b",
                        re.I)
-_UNREAL = re.compile(r"\b(?:not|never|no\s+longer|if|unless|can|could|might|may|would|should|"
+_UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|would|should|"
                      r"will|shall|maybe|perhaps|in\s+case|wants?\s+to|thinking\s+(?:of|about)|"
                      r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
@@ -142,6 +148,8 @@ _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine
                         CHANGE_VERBS + r")\b", re.I)
 _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
                              re.I)
+_ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
+                      r"longer|more|now|these\s+days)\s*", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
 _SENTENCE = re.compile(r"[^.!?]+")
@@ -207,13 +215,18 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
     return found
 
 
-def _sentence(sentence: str, stop: set[str]) -> list[tuple[int, str, str, bool]]:
-    """``(position, attribute, value, denied)`` of one sentence, in order."""
+def _sentence(sentence: str, stop: set[str], topic: str | None
+              ) -> tuple[list[tuple[int, str, str, bool]], str | None]:
+    """``(position, attribute, value, denied)`` of one sentence, in order, and the
+    attribute of its last cue word. ``topic``: the previous sentence's, the attribute of
+    the names of a sentence with no cue word ("Got a new job! I'm at Oakridge Bank.")."""
     values = [(m.start(), _WORDS[m.group().lower()], _CANONICAL[m.group().lower()])
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
     cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())])
             for m in _CUE.finditer(sentence)]
+    if not cues and topic is not None:
+        values += [(p, topic, name) for name, p in _names(sentence, stop)]
     if cues:
         where = [p for p, _ in cues]
         for name, p in _names(sentence, stop):
@@ -226,24 +239,33 @@ def _sentence(sentence: str, stop: set[str]) -> list[tuple[int, str, str, bool]]
     clause_of = [bisect.bisect_left(ends, p) for p, _, _ in values]
     denied = [negated[c] for c in clause_of]
     starts = [p for p, _, _ in values]
+    unreal: dict[int, int] = {}        # clause -> where its first negation or "if", "might" is
+
+    def real(position: int) -> bool:   # a change at ``position`` is not "I haven't", "I might"
+        c = bisect.bisect_left(ends, position)
+        if c not in unreal:
+            start, end = _clause(ends, position)
+            found = _UNREAL.search(sentence, start, end)
+            unreal[c] = end if found is None else found.start()
+        return position <= unreal[c]
+
     for verb in _CHANGE.finditer(sentence):
-        clause = _clause(ends, verb.start())
-        if _UNREAL.search(sentence, clause[0], verb.start()) is None:   # not "I might quit"
-            i = _object(sentence, verb, starts, clause)
+        if real(verb.start()):
+            i = _object(sentence, verb, starts, _clause(ends, verb.start()))
             if i is not None:
                 denied[i] = True
-    cancelled = any(_UNREAL.search(sentence, _clause(ends, m.start())[0], m.start()) is None
-                    for m in _CANCEL.finditer(sentence))
+    cancelled = any(real(m.start()) for m in _CANCEL.finditer(sentence))
     if cancelled and "open order" not in [a for _, a, _ in values] and _ORDER_WORD.search(sentence):
         values.append((len(sentence), "open order", ""))     # "I cancelled my order"
         denied.append(True)
         clause_of.append(len(ends) - 1)
-    out = []
+    out, itself = [], {}
     for (p, attribute, value), no, c in zip(values, denied, clause_of):
         no = no or (cancelled and attribute == "open order")
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
-            clause = sentence[ends[c - 1] + 1 if c else 0:ends[c]]
-            no = _ALLERGY_ITSELF.search(clause) is not None
+            if c not in itself:
+                itself[c] = _ALLERGY_ITSELF.search(sentence, *_clause(ends, p)) is not None
+            no = itself[c]
         out.append((p, attribute, value, no))
     keep = {}                  # name-valued: the last value not denied, else the last denied
     for k, (_, attribute, _, no) in enumerate(out):
@@ -251,7 +273,8 @@ def _sentence(sentence: str, stop: set[str]) -> list[tuple[int, str, str, bool]]
             if attribute not in keep or not no or out[keep[attribute]][3]:
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
-            if ATTRIBUTES[v[1]][1] is not None or v[1] == "open order" or keep[v[1]] == k]
+            if ATTRIBUTES[v[1]][1] is not None or v[1] == "open order" or keep[v[1]] == k
+            ], (cues[-1][1] if cues else None)
 
 
 def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...] = (),
@@ -262,9 +285,14 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     ``text`` that is not a str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    stop, found = COMMON_WORDS | set(speakers) | {speaker}, []
+    stop, found, topic, last = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0
     for match in _SENTENCE.finditer(text):
-        for _, attribute, value, denied in _sentence(match.group(), stop):
+        said, topic = _sentence(match.group(), stop, topic)
+        if not said and _ELLIPSIS.fullmatch(match.group()):      # "Matcha? Not anymore."
+            found[last:] = [replace(c, negated=True) for c in found[last:]]
+            continue
+        last = len(found)
+        for _, attribute, value, denied in said:
             found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0],
                                    source, when))
     return found
