@@ -45,7 +45,7 @@ from dataclasses import replace
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "CANCEL_VERBS", "CHANGE_VERBS", "COMMON_WORDS", "CUES", "EXTRACT_PROMPT",
-           "extract_by_rules", "extract_with_model", "extractor_stub", "parse_candidates"]
+           "ORGANISATIONS", "extract_by_rules", "extract_with_model", "extractor_stub", "parse_candidates"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {
@@ -73,13 +73,21 @@ CUES = {
                 "internship onboarding shift shifts fired first.day first.week last.day started.at "
                 "starting.at start.at signed.with laid.off analyst engineer developer designer "
                 "nurse teacher accountant consultant editor researcher scientist lawyer "
-                "architect programmer intern clerk cashier",
+                "architect programmer intern clerk cashier jumped.ship taken.on day.one",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
                  "moving mover movers relocate relocates relocated relocating relocation "
                  "settle settles settled settling based neighbourhood neighborhood neighbours "
                  "neighbors address resident rent rents rented renting lease landlord unpack "
                  "unpacked unpacking hometown emigrated new.place put.down.roots packed.up",
 }
+# last words that make a name an organisation's (so an employer, never a city or a pet)
+ORGANISATIONS = set("""
+Labs Lab Laboratories Press Robotics Foods Studios Studio Clinic Analytics Bank Inc Ltd LLC
+Group Corp Corporation Company Co Industries Systems Solutions Technologies Tech Partners
+Associates Consulting Media Software Hospital University College School Agency Holdings
+Capital Ventures Bakery Cafe Restaurant Motors Airlines Pharma Health Energy Logistics
+Networks Games Publishing Records Insurance Finance Design Works Foundation Institute
+""".split())
 # verbs (and phrases) that undo a purchase: an order number in their sentence is undone
 CANCEL_VERBS = (
     r"cancel(?:s|led|ed|ling|ing)?|cancellation|call(?:s|ed|ing)?\s+(?:it\s+|them\s+)?off|"
@@ -87,7 +95,7 @@ CANCEL_VERBS = (
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
     r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
     r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
-    r"withdr[ae]w|backed\s+out\s+of|pulled\s+the\s+plug\s+on|ditch(?:ed|ing)?")
+    r"withdr[ae]w|backed\s+out\s+of|pulled\s+the\s+plug\s+on|ditch(?:ed|ing)?|nix(?:ed|ing)?")
 # verbs (and phrases) that end or undo what their object names
 CHANGE_VERBS = CANCEL_VERBS + (
     r"|quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
@@ -115,7 +123,8 @@ Everything Nothing Something Never Always Thanks Sorry Please Fun Long Short End
 Placed Ordered Dear Also Plus Even Only Maybe Perhaps First Second Third Another Other Every
 Most Much Many Own Such Same Whole Live Moved Moving Living Still Loving Love Missing Miss
 January February March April May June July August September October November December
-Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mr Mrs Ms Dr
+Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mr Mrs Ms Dr Fair Tell Take Ha Haha
+Lol Cheers Congrats Congratulations Nice Cool Sure Right True Exactly Absolutely Definitely
 """.split())
 EXTRACT_PROMPT = ("List the facts the speaker states or denies about themselves in the "
                   "turn below, as a JSON list of objects {\"attribute\", \"value\", "
@@ -150,6 +159,7 @@ _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[
                              re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
                       r"longer|more|now|these\s+days)\s*", re.I)
+_AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
 _SENTENCE = re.compile(r"[^.!?]+")
@@ -225,15 +235,18 @@ def _sentence(sentence: str, stop: set[str], topic: str | None
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
     cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())])
             for m in _CUE.finditer(sentence)]
-    if not cues and topic is not None:
-        values += [(p, topic, name) for name, p in _names(sentence, stop)]
-    if cues:
-        where = [p for p, _ in cues]
-        for name, p in _names(sentence, stop):
+    where = [p for p, _ in cues]
+    for name, p in _names(sentence, stop):
+        if name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
+                sentence, max(0, p - 6), p)):
+            values.append((p, "employer", name))
+        elif cues:
             i = bisect.bisect_left(where, p)
             near = min((c for c in (i - 1, i) if 0 <= c < len(cues)),
                        key=lambda c: abs(where[c] - p))
             values.append((p, cues[near][1], name))
+        elif topic is not None and sentence[:p].strip():   # not the first word: "Fair enough!"
+            values.append((p, topic, name))
     values.sort()
     ends, negated = _clauses(sentence)
     clause_of = [bisect.bisect_left(ends, p) for p, _, _ in values]
