@@ -97,7 +97,8 @@ CASES = {
     """,
     "fact rules: one clause of change verbs, negations, pronouns and values": """
         from kit.longterm.fact_rules import extract_by_rules
-        make = lambda n: "I work and " + "cancelled it Lisbon old matcha not without sent the #1234 back sesame " * (n // 72)
+        unit = "cancelled it Lisbon old matcha not without sent the #1234 back sesame "
+        make = lambda n: "I work and " + unit * (n // 72)
         call = extract_by_rules
     """,
     "facts: capitalised words after runs of spaces": """

@@ -1,38 +1,44 @@
 """Candidate facts from a turn: a rule-based extractor, and a model extractor with it as fallback.
 
 :func:`extract_by_rules` reads a turn sentence by sentence, in time linear in its length,
-from small lexicons of general language, not from sentence shapes (the words may come in
-any order):
+from small lexicons of general language (:mod:`kit.longterm.fact_lexicon`), not from
+sentence shapes: the words may come in any order.
 
-- **values**: a word of an attribute's value list (:data:`ATTRIBUTES`: an allergen, a
-  drink, an instrument, a car make), an order number (``#4411``), or a capitalised name
-  (not a common sentence opener, :data:`COMMON_WORDS`) in a sentence holding a word of a
-  name-valued attribute (:data:`CUES`: "live", "moved", "flat" for the home city; "job",
-  "hired", "notice", "company" for the employer; "sister"; "dog"): the name takes the
-  attribute of the cue word nearest to it, so "My sister and I moved to Lisbon" gives a
-  home city, not a sister's name; one name per attribute and sentence, the last one not
-  denied (an earlier one is the value being left);
-- **denial**, of two kinds. A *negation* ("not", "n't", "never", "no longer", "no more",
-  "anymore") denies the values of its clause (clauses end at , ; : and before "but",
-  "though"), unless a second negative after it turns it back ("can't start the day
-  without", "couldn't resist"). A *change verb* (:data:`CHANGE_VERBS`: cancel, call off,
-  scrap, drop, return, send back, refund, quit, leave, resign, give up, go off, stop,
-  used to, instead of, switch from, goodbye ...) denies its object: the first value at
-  most five words after it in the clause, before any "and", "to", "for" or new subject;
-  in the passive ("#4411 is cancelled") the value before it in the clause; with a
-  pronoun object ("call it off") the nearest value before it in the sentence. A change
-  verb under a negation changes nothing ("I haven't cancelled it");
-- an **allergy** is denied only when the denial is about the allergy itself ("no longer
-  allergic", "outgrew"): "I can't eat sesame any more" states the allergy;
-- the subject is the turn's speaker (or "user").
+- **Values**: a word of an attribute's value list (an allergen, a drink, an instrument,
+  a car make), an order number (``#4411``), or a capitalised name (not a common word,
+  ``COMMON_WORDS``). A name takes the attribute of the cue word nearest to it
+  (``CUES``: "live", "moved", "flat" for the home city; "job", "hired", "notice",
+  "company" for the employer; "sister"; "dog"), so "My sister and I moved to Lisbon"
+  gives a home city; a name ending in an organisation word ("Labs", "Bank",
+  ``ORGANISATIONS``) is an employer; a sentence with no cue word takes the previous
+  sentence's ("Got a new job! I'm at Oakridge Bank."). One name per attribute and
+  sentence: the last one not denied (an earlier one is the value being left).
+- **Negation** ("not", "n't", "never", "no longer", "no more", "anymore") denies the
+  values of its clause (clauses end at , ; : and before "but", "though"), unless a
+  negative word after it turns it back ("can't start the day without", "couldn't
+  resist", "can't stop"); "not sure" and "never mind" are no negation; a sentence that is
+  only a negation ("Not anymore.") denies the sentence before.
+- **Change verbs** (``CHANGE_VERBS``: cancel, call off, scrap, return, send back, refund,
+  quit, leave, resign, give up, go off, stop, used to, instead of, switch from, swap,
+  replace, old, former, goodbye ...) deny their object: the first value at most five
+  words after the verb in its clause, before any "and", "to", "for" or new subject; in
+  the passive ("#4411 is cancelled") the value before it in the clause; with a pronoun
+  object ("call it off") the nearest value before it in the sentence. A verb that
+  undoes a purchase (``CANCEL_VERBS``) undoes every order number of its sentence, or,
+  with none, the order the sentence names ("I cancelled my order": a denial with no
+  value). A change under a negation or only possible ("I haven't cancelled it", "I
+  might quit", "if it's broken I'll send it back") changes nothing.
+- An **allergy** is denied only about the allergy itself ("no longer allergic",
+  "outgrew"): "I can't eat sesame any more" states it.
+- The subject is the turn's speaker (or "user").
 
 It is a heuristic: it reads what its lexicons name. It was first written against the
-development templates of :mod:`kit.synthetic_changes`, then rewritten on general
-principles after the blind templates showed what it missed (so those are development
-data now); the ``blind-2`` templates measure how far it carries. :func:`extract_with_model`
-asks a model for a JSON list of candidates (:data:`EXTRACT_PROMPT`) and falls back on
-the rules when the reply is unusable; :func:`extractor_stub` is an offline model that
-answers with the rules' result.
+development templates of :mod:`kit.synthetic_changes`, then rewritten on these principles
+after the blind templates showed what it missed (so those are development data now); the
+``blind-2`` templates, read only after it was frozen, measure how far it carries.
+:func:`extract_with_model` asks a model for a JSON list of candidates
+(:data:`EXTRACT_PROMPT`) and falls back on the rules when the reply is unusable;
+:func:`extractor_stub` is an offline model that answers with the rules' result.
 """
 from __future__ import annotations
 
@@ -42,90 +48,13 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CHANGE_VERBS, COMMON_WORDS, CUES,
+                                       LEAVE_VERBS, ORGANISATIONS)
 from kit.longterm.facts import Candidate
 
-__all__ = ["ATTRIBUTES", "CANCEL_VERBS", "CHANGE_VERBS", "COMMON_WORDS", "CUES", "EXTRACT_PROMPT",
-           "ORGANISATIONS", "extract_by_rules", "extract_with_model", "extractor_stub", "parse_candidates"]
+__all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
+           "extractor_stub", "parse_candidates"]
 
-# attribute -> (holds many values at once, word list or None for a capitalised name)
-ATTRIBUTES = {
-    "home city": (False, None),
-    "employer": (False, None),
-    "sister's name": (False, None),
-    "dog's name": (False, None),
-    "allergy": (True, ("shellfish", "sesame", "hazelnuts", "kiwis", "peanuts", "penicillin",
-                       "latex", "strawberries")),
-    "favourite drink": (False, ("matcha", "kombucha", "chai", "espresso", "lemonade", "kefir",
-                                "horchata", "cocoa")),
-    "instrument": (False, ("cello", "bassoon", "ukulele", "harpsichord", "oboe", "banjo")),
-    "car": (False, ("Volvo", "Citroen", "Skoda", "Subaru")),
-    "open order": (True, None),
-}
-# name-valued attribute -> the words (with their inflections) that say a name is its value
-CUES = {
-    "sister's name": "sister sisters sis",
-    "dog's name": "dog dogs doggy puppy puppies pup pooch",
-    "employer": "job jobs work works worked working workplace employer employers employed "
-                "employee employment hire hires hired hiring join joins joined joining offer "
-                "offered company companies firm firms boss manager colleague colleagues "
-                "coworker coworkers office notice resign resigned resigning quit quitting "
-                "career position role contract salary payroll promoted promotion interview "
-                "internship onboarding shift shifts fired first.day first.week last.day started.at "
-                "starting.at start.at signed.with laid.off analyst engineer developer designer "
-                "nurse teacher accountant consultant editor researcher scientist lawyer "
-                "architect programmer intern clerk cashier jumped.ship taken.on day.one",
-    "home city": "live lives lived living life.in home house flat apartment move moves moved "
-                 "moving mover movers relocate relocates relocated relocating relocation "
-                 "settle settles settled settling based neighbourhood neighborhood neighbours "
-                 "neighbors address resident rent rents rented renting lease landlord unpack "
-                 "unpacked unpacking hometown emigrated new.place put.down.roots packed.up",
-}
-# last words that make a name an organisation's (so an employer, never a city or a pet)
-ORGANISATIONS = set("""
-Labs Lab Laboratories Press Robotics Foods Studios Studio Clinic Analytics Bank Inc Ltd LLC
-Group Corp Corporation Company Co Industries Systems Solutions Technologies Tech Partners
-Associates Consulting Media Software Hospital University College School Agency Holdings
-Capital Ventures Bakery Cafe Restaurant Motors Airlines Pharma Health Energy Logistics
-Networks Games Publishing Records Insurance Finance Design Works Foundation Institute
-""".split())
-# verbs (and phrases) that undo a purchase: an order number in their sentence is undone
-CANCEL_VERBS = (
-    r"cancel(?:s|led|ed|ling|ing)?|cancellation|call(?:s|ed|ing)?\s+(?:it\s+|them\s+)?off|"
-    r"scrap(?:s|ped|ping)?|drop(?:s|ped|ping)?(?!\s+(?:by|in)\b)|"
-    r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
-    r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
-    r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
-    r"withdr[ae]w|backed\s+out\s+of|pulled\s+the\s+plug\s+on|ditch(?:ed|ing)?|nix(?:ed|ing)?")
-# verbs (and phrases) that end or undo what their object names
-CHANGE_VERBS = CANCEL_VERBS + (
-    r"|quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
-    r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
-    r"(?:gave|give|given|giving)\s+up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
-    r"(?:am|'m|is|are|'re)\s+off|"
-    r"stop(?:s|ped|ping)?|used\s+to|instead\s+of|rather\s+than|in\s+place\s+of|"
-    r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
-    r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
-    r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
-    r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with|outgr(?:ew|own)|"
-    r"gr(?:ew|own)\s+out\s+of")
-# sentence openers and other capitalised words that are never a name
-COMMON_WORDS = set("""
-I I'm I've My Me Mine We We're We've Our Us You Your He She His Her They Their It Its The A An
-This That These Those There Here Some Any No Not Yes Yeah Nope Okay Ok OK And But So Or Then
-Also Just Still Finally Anyway Anyhow Well Oh Ah Ugh Yay Wow Hey Hi Hello Guess News Update
-Quick Big Little Good Great Bad Sad Happy Honestly Actually Basically Seriously Luckily Sadly
-Apparently Officially Surprisingly Weirdly Obviously Today Tonight Yesterday Tomorrow Last Next
-Now Soon Since After Before When Where What Why How Who Which If As At In On For From To With
-Of By About Into Turns Had Have Has Got Get Went Did Do Does Was Were Is Are Am Been Said
-Talked Took Started Ended Changed Practised Practiced Can Can't Could Would Should Will Must
-Might Spent Made Found Let Life Home New Old Work Job Sister Dog Mom Mum Dad Doctor Boxes
-Everything Nothing Something Never Always Thanks Sorry Please Fun Long Short Ended Bought
-Placed Ordered Dear Also Plus Even Only Maybe Perhaps First Second Third Another Other Every
-Most Much Many Own Such Same Whole Live Moved Moving Living Still Loving Love Missing Miss
-January February March April May June July August September October November December
-Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mr Mrs Ms Dr Fair Tell Take Ha Haha
-Lol Cheers Congrats Congratulations Nice Cool Sure Right True Exactly Absolutely Definitely
-""".split())
 EXTRACT_PROMPT = ("List the facts the speaker states or denies about themselves in the "
                   "turn below, as a JSON list of objects {\"attribute\", \"value\", "
                   "\"negated\"}; attributes: " + ", ".join(ATTRIBUTES) + ".\n")
@@ -147,14 +76,15 @@ _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\s+(?:now\s+|"
                       r"just\s+|been\s+)?$", re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|no\s+more|any\s*more)\b|n't\b",
-                       re.I)
-_UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|would|should|"
-                     r"will|shall|maybe|perhaps|in\s+case|wants?\s+to|thinking\s+(?:of|about)|"
+_NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
+                       r"no\s+more|any\s*more)\b|n't\b", re.I)
+_UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
+                     r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
+                     r"thinking\s+(?:of|about)|"
                      r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
 _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|" +
-                        CHANGE_VERBS + r")\b", re.I)
+                        CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
 _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
                              re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
@@ -268,7 +198,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None
             if i is not None:
                 denied[i] = True
     cancelled = any(real(m.start()) for m in _CANCEL.finditer(sentence))
-    if cancelled and "open order" not in [a for _, a, _ in values] and _ORDER_WORD.search(sentence):
+    if (cancelled and "open order" not in [a for _, a, _ in values]
+            and _ORDER_WORD.search(sentence)):
         values.append((len(sentence), "open order", ""))     # "I cancelled my order"
         denied.append(True)
         clause_of.append(len(ends) - 1)
