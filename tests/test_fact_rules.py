@@ -60,6 +60,11 @@ def test_every_template_of_the_development_splits_is_read(split):
     ("Changed my mind about #4411, asked them to call it off.", [("open order", "#4411", True)]),
     ("Sent #4411 back, it was broken.", [("open order", "#4411", True)]),
     ("I cancelled my order, it was taking forever.", [("open order", "", True)]),
+    ("Matcha used to be my thing, now it's chai.", [("favourite drink", "matcha", True),
+                                                    ("favourite drink", "chai", False)]),
+    ("Can't get enough of chai.", [("favourite drink", "chai", False)]),
+    ("Finished up at Brightwater Labs on Friday and started with Oakridge Bank Monday.",
+     [("employer", "Oakridge Bank", False)]),
     # a change that did not happen: negated, or only possible
     ("I haven't cancelled #4411 yet.", [("open order", "#4411", False)]),
     ("I might quit Brightwater Labs.", [("employer", "Brightwater Labs", False)]),

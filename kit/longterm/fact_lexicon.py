@@ -8,7 +8,8 @@ they name (regular expressions), and the capitalised words that are never a name
 """
 from __future__ import annotations
 
-__all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "CHANGE_VERBS",
+__all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
+           "CHANGE_VERBS",
            "COMMON_WORDS"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
@@ -34,15 +35,17 @@ CUES = {
                 "offered company companies firm firms boss manager colleague colleagues "
                 "coworker coworkers office notice resign resigned resigning quit quitting "
                 "career position role contract salary payroll promoted promotion interview "
-                "internship onboarding shift shifts fired first.day first.week last.day started.at "
-                "starting.at start.at signed.with laid.off analyst engineer developer designer "
-                "nurse teacher accountant consultant editor researcher scientist lawyer "
-                "architect programmer intern clerk cashier jumped.ship taken.on day.one",
+                "internship onboarding shift shifts fired first.day first.week last.day "
+                "started.at starting.at start.at started.with finished.up.at signed.with "
+                "laid.off analyst engineer developer designer nurse teacher accountant "
+                "consultant editor researcher scientist lawyer architect programmer intern "
+                "clerk cashier jumped.ship taken.on day.one",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
                  "moving mover movers relocate relocates relocated relocating relocation "
                  "settle settles settled settling based neighbourhood neighborhood neighbours "
                  "neighbors address resident rent rents rented renting lease landlord unpack "
-                 "unpacked unpacking hometown emigrated new.place put.down.roots packed.up",
+                 "unpacked unpacking local locals hometown emigrated new.place put.down.roots "
+                 "packed.up",
 }
 # last words that make a name an organisation's (so an employer, never a city or a pet)
 ORGANISATIONS = set("""
@@ -66,10 +69,15 @@ LEAVE_VERBS = (
     r"quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
     r"(?:gave|give|given|giving)\s+up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
-    r"stop(?:s|ped|ping)?|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of")
+    r"stop(?:s|ped|ping)?|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
+    r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with")
+# phrases that end what their subject (the value before them) names: "matcha is history"
+SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
+                   r"done|finished|a\s+thing\s+of\s+the\s+past|in\s+the\s+past)")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
-    r"|(?:am|'m|is|are|'re)\s+off|used\s+to|instead\s+of|rather\s+than|in\s+place\s+of|"
+    r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
+    r"in\s+place\s+of|"
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
     r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
     r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"

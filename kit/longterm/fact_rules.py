@@ -49,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CHANGE_VERBS, COMMON_WORDS, CUES,
-                                       LEAVE_VERBS, ORGANISATIONS)
+                                       LEAVE_VERBS, ORGANISATIONS, SUBJECT_CHANGES)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -75,6 +75,7 @@ _CHANGE = re.compile(r"\b(?:" + CHANGE_VERBS + r")\b", re.I)
 _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\s+(?:now\s+|"
                       r"just\s+|been\s+)?$", re.I)
+_SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
 _NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
                        r"no\s+more|any\s*more)\b|n't\b", re.I)
@@ -83,7 +84,7 @@ _UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could
                      r"thinking\s+(?:of|about)|"
                      r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
-_TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|" +
+_TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
                         CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
 _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
                              re.I)
@@ -122,11 +123,13 @@ def _clause(ends: list[int], position: int) -> tuple[int, int]:
 def _object(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int, int]
             ) -> int | None:
     """Index (in ``starts``) of the value a change verb ends, or None (see the module
-    docstring): a pronoun's antecedent, the first value in the next few words, or in the
-    passive the value before the verb."""
+    docstring): its subject ("matcha is history"), a pronoun's antecedent, the first
+    value in the next few words, or in the passive the value before the verb."""
+    before = bisect.bisect_left(starts, verb.start()) - 1
+    if _SUBJECT.match(verb.group()):
+        return before if before >= 0 and starts[before] >= clause[0] else None
     if _PRONOUN.match(sentence, verb.end()) or re.search(r"\s(?:it|them)\s", verb.group()):
-        i = bisect.bisect_left(starts, verb.start()) - 1
-        return i if i >= 0 else None
+        return before if before >= 0 else None
     limit = clause[1]
     for n, word in enumerate(_OBJECT_WORD.finditer(sentence, verb.end(), clause[1])):
         if n > _OBJECT_WORDS or word.group().lower().strip("'\"") in _OBJECT_STOP:
@@ -136,8 +139,7 @@ def _object(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int,
     if i < len(starts) and starts[i] < limit:
         return i
     if _PASSIVE.search(sentence, max(clause[0], verb.start() - 20), verb.start()):
-        i = bisect.bisect_left(starts, verb.start()) - 1
-        return i if i >= 0 and starts[i] >= clause[0] else None
+        return before if before >= 0 and starts[before] >= clause[0] else None
     return None
 
 
@@ -150,8 +152,11 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF):
             start += len(words[i]) + 1
             i += 1
-        if i < len(words) and words[i].lower() not in _WORDS:
-            found.append((" ".join(words[i:]), start))
+        j = len(words)
+        while j > i and words[j - 1] in stop:      # "Oakridge Bank Monday"
+            j -= 1
+        if i < j and words[i].lower() not in _WORDS:
+            found.append((" ".join(words[i:j]), start))
     return found
 
 
