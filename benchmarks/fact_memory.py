@@ -1,6 +1,8 @@
 """Benchmark: memories on facts that change (moves, new jobs, a new allergy, a cancelled
 order, a reversed preference), held-out and development templates side by side, then the
-blind templates (written by someone who never read the extractor).
+blind templates (written by someone who never read the extractor, development data since
+the extractor was rewritten after seeing its misses) and the blind-2 templates (written by
+another engineer who never read it, read only after the rewritten extractor was frozen).
 
 Builds ``--conversations`` seeded conversations of each template part
 (:func:`kit.synthetic_changes.changing_set`, each over 3 x the budget long), feeds each
@@ -8,11 +10,12 @@ into every policy of :data:`kit.change_eval.POLICIES` at ``--budget`` tokens
 (cl100k_base) and prints one row per split and policy: current values answerable and
 stale, values as of a date answerable, histories whole, abstentions right, never-changed
 facts answerable (all in %), the mean context size; then the fact memory's targets on
-the held-out half; then, for each split of ``--splits`` beyond those two ("blind" by
-default; "" for none), its own table and the fact memory's figures beside the held-out
-ones. Stub models only: deterministic, offline, no timings.
+the held-out half; then, for each split of ``--splits`` beyond those two ("blind" and
+"blind-2" by default; "" for none), its own table and the fact memory's figures beside
+the held-out ones. Stub models only: deterministic, offline, no timings.
 
-Usage: python benchmarks/fact_memory.py [--conversations 20] [--budget 2000] [--splits blind]
+Usage: python benchmarks/fact_memory.py [--conversations 20] [--budget 2000]
+       [--splits blind,blind-2]
 """
 from __future__ import annotations
 
@@ -30,9 +33,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--conversations", type=int, default=20,
                         help="conversations per template half (>= 1)")
     parser.add_argument("--budget", type=int, default=2000, help="token budget (cl100k_base)")
-    parser.add_argument("--splits", default="blind",
+    parser.add_argument("--splits", default="blind,blind-2",
                         help="comma-separated extra splits, printed after the held-out and "
-                             "development ones (default: blind; '' for none)")
+                             "development ones (default: blind,blind-2; '' for none)")
     args = parser.parse_args(argv)
     extra = [s for s in args.splits.split(",") if s]
     bad = [s for s in extra if s not in SPLITS or s in _MAIN]

@@ -20,9 +20,9 @@ the temporal fact memory (:mod:`kit.longterm.fact_memory`), and lesson 09's summ
 recall memories (:func:`kit.policy_bench.strategy_factories`; recall memory without
 the embedding model, ``embedder=None``: what changes is a matter of which value is
 current, not of finding the turn, and 20 conversations would cost about 50 s of model
-time). :func:`change_table`
-gives one row per split and policy; :func:`check_change_targets` sets the issue's
-targets beside the held-out figures.
+time). :func:`change_table` gives one row per split and policy (held-out first, then the
+others in the order of :data:`~kit.synthetic_changes.SPLITS`); :func:`check_change_targets`
+sets the issue's targets beside the figures of a split (held-out by default).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from kit.longterm.fact_memory import AppendOnlyFacts, FactMemory, OverwriteFacts
 from kit.memory_eval import CachedMeasure, MemoryFactory, _accepts, _build, render_turn
 from kit.policy_bench import strategy_factories
-from kit.synthetic_changes import ChangeConversation, ChangeQuestion
+from kit.synthetic_changes import SPLITS, ChangeConversation, ChangeQuestion
 from kit.tokens import Measure
 from kit.trace import Table
 from kit.validation import check_budget
@@ -145,9 +145,11 @@ def change_table(results: Sequence[ChangeResult], title: str = "") -> Table:
     % answerable as of a date, % of histories whole, % of abstentions right, % of
     never-changed facts answerable, the mean context size (tokens) and questions."""
     rows = []
+    order = ("held-out", *(s for s in SPLITS if s != "held-out"))
     keys = sorted({(r.split, r.policy) for r in results},
-                  key=lambda k: (k[0] != "held-out", POLICIES.index(k[1])
-                                 if k[1] in POLICIES else len(POLICIES), k[1]))
+                  key=lambda k: (order.index(k[0]) if k[0] in order else len(order), k[0],
+                                 POLICIES.index(k[1]) if k[1] in POLICIES else len(POLICIES),
+                                 k[1]))
     for split, policy in keys:
         got = [r for r in results if (r.split, r.policy) == (split, policy)]
         rows.append([split, policy, _pct(_share(got, "current", "answerable")),

@@ -13,11 +13,16 @@ change (:data:`STORIES`):
 - she places an order and **cancels** it (a retraction);
 - her favourite drink is **reversed** (she goes off the old one, then names a new one).
 
-Every statement is written from phrasing templates fixed in advance (:data:`TEMPLATES`),
-in three disjoint parts: ``split="development"`` uses only the first (the one the kit's
-extractor was written against), ``split="held-out"`` only the second (written by the
-extractor's author, knowing its cue words), ``split="blind"`` only the third (written later
-by someone who never read the extractor). Questions
+Every statement is written from phrasing templates fixed in advance, in four disjoint
+parts (:data:`SPLITS`): ``split="development"`` uses only the first part of
+:data:`TEMPLATES` (the one the kit's extractor was first written against),
+``split="held-out"`` only the second (written by the extractor's author, knowing its cue
+words), ``split="blind"`` only the third (written later by someone who never read the
+extractor; the extractor was then rewritten after seeing its misses, so it is development
+data now), ``split="blind-2"`` only
+:data:`kit.synthetic_changes_blind2.BLIND2_TEMPLATES` (written by another engineer who
+never read the extractor, and read only after the rewritten extractor was frozen: the
+blind test). Questions
 (:class:`ChangeQuestion`), five kinds (:data:`KINDS`):
 
 - ``current``: the value now ("Where does Maya live now?"); both allergies for the
@@ -41,13 +46,14 @@ from dataclasses import dataclass
 
 from kit.locomo import LongConversation, LongTurn
 from kit.synthetic import _LEADS, _OPENERS, _SMALL_TALK, _date_text
+from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
 from kit.validation import check_int
 
 __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "changing_set",
-           "KINDS", "SPLITS", "STORIES", "TEMPLATES", "VALUES"]
+           "split_templates", "KINDS", "SPLITS", "STORIES", "TEMPLATES", "VALUES"]
 
 KINDS = ("current", "unchanged", "as_of", "history", "abstention")
-SPLITS = ("development", "held-out", "blind")
+SPLITS = ("development", "held-out", "blind", "blind-2")
 STORIES = ("move", "new job", "new allergy", "cancelled order", "preference reversed")
 _START = datetime.date(2023, 1, 9)
 
@@ -110,7 +116,9 @@ TEMPLATES = {
 
 # The blind third: written for a blind test by an engineer who never read the extractor, its
 # tests or lesson 12's prose, as users say these things (indirect, casual, past or present
-# tense); one phrasing for each held-out one, with the same placeholders.
+# tense); one phrasing for each held-out one, with the same placeholders. The extractor was
+# rewritten after its misses here were seen: a development split since (the blind test is
+# "blind-2", kit.synthetic_changes_blind2).
 _BLIND = {
     "city": ["Home's {v} for me, I've been here about two years.",
              "Our flat in {v} is tiny, but the view over the rooftops makes up for it.",
@@ -188,14 +196,25 @@ class ChangeConversation:
     seed: int
 
 
+def split_templates(split: str) -> dict[str, list[str]]:
+    """Event -> the templates of one split (one of :data:`SPLITS`): a part of
+    :data:`TEMPLATES`, or for "blind-2" :data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES`.
+    Raises ValueError naming an unknown split."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
+    if split == "blind-2":
+        return {event: list(BLIND2_TEMPLATES[event]) for event in TEMPLATES}
+    return {event: parts[SPLITS.index(split)] for event, parts in TEMPLATES.items()}
+
+
 def _day_text(day: datetime.date) -> str:
     return _date_text(day, 12 * 60).split(" on ", 1)[1]
 
 
 def changing_conversation(seed: int = 0, split: str = "development", *, sessions: int = 24,
                           turns_per_session: int = 20) -> ChangeConversation:
-    """One conversation (see the module docstring). ``split``: "development", "held-out"
-    or "blind" (which part of :data:`TEMPLATES`); ``sessions``: int >= 12;
+    """One conversation (see the module docstring). ``split``: one of :data:`SPLITS`
+    (which part of the templates, :func:`split_templates`); ``sessions``: int >= 12;
     ``turns_per_session``: int >= 20 (room for every statement a session may get).
     Same arguments, same conversation. Raises TypeError/ValueError naming a bad value."""
     check_int("seed", seed, 0)
@@ -204,7 +223,7 @@ def changing_conversation(seed: int = 0, split: str = "development", *, sessions
     check_int("sessions", sessions, 12)
     check_int("turns_per_session", turns_per_session, 20)
     rng = random.Random(f"{split}:{seed}")
-    half = SPLITS.index(split)
+    templates = split_templates(split)
     pools = {k: rng.sample(v, len(v)) for k, v in VALUES.items()}
     day, days = _START, {}
     for n in range(1, sessions + 1):
@@ -214,7 +233,7 @@ def changing_conversation(seed: int = 0, split: str = "development", *, sessions
     third = sessions // 3
 
     def say(event: str, session: int, key: str, **values: str) -> int:
-        said[session].append((key, rng.choice(TEMPLATES[event][half]).format(**values)))
+        said[session].append((key, rng.choice(templates[event]).format(**values)))
         return session
 
     plan, questions = {}, []

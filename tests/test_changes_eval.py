@@ -8,15 +8,16 @@ from kit.change_eval import (POLICIES, change_table, check_change_targets, polic
                              run_changes, score_context)
 from kit.memory_eval import CachedMeasure
 from kit.synthetic_changes import (KINDS, SPLITS, TEMPLATES, ChangeQuestion,
-                                   changing_conversation, changing_set)
+                                   changing_conversation, changing_set, split_templates)
+from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
 from kit.tokens import cl100k_tokens
 
 
 def _template_of(text):
-    """(event, half) of every template that could have written ``text``."""
+    """The index (in SPLITS) of every split whose templates could have written ``text``."""
     found = set()
-    for event, halves in TEMPLATES.items():
-        for half, templates in enumerate(halves):
+    for half, split in enumerate(SPLITS):
+        for templates in split_templates(split).values():
             for t in templates:
                 pattern = re.escape(t).replace(r"\{v\}", ".+").replace(r"\{old\}", ".+")
                 if re.search(pattern, text):
@@ -24,7 +25,8 @@ def _template_of(text):
     return found
 
 
-@pytest.mark.parametrize("split, half", [("development", 0), ("held-out", 1), ("blind", 2)])
+@pytest.mark.parametrize("split, half", [("development", 0), ("held-out", 1), ("blind", 2),
+                                         ("blind-2", 3)])
 def test_a_conversation_uses_one_half_of_the_templates_and_is_long_enough(split, half):
     one = changing_conversation(3, split)
     assert one == changing_conversation(3, split)                   # same seed, same talk
@@ -47,7 +49,11 @@ def test_the_blind_split_mirrors_the_held_out_one_in_other_words():
     def words(text):                    # the phrasing without placeholders, case or punctuation
         return " ".join(re.findall(r"[a-z']+", re.sub(r"\{\w+\}", " ", text.lower())))
 
-    assert SPLITS == ("development", "held-out", "blind")
+    assert SPLITS == ("development", "held-out", "blind", "blind-2")
+    assert split_templates("blind-2") == {e: list(BLIND2_TEMPLATES[e]) for e in TEMPLATES}
+    assert split_templates("blind") == {e: parts[2] for e, parts in TEMPLATES.items()}
+    with pytest.raises(ValueError, match="split must be one of"):
+        split_templates("blind-3")
     for event, parts in TEMPLATES.items():
         assert len(parts) == 3, event
         _, held, blind = parts

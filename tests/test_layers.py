@@ -23,7 +23,7 @@ LAYERS = {
     0: ["kit.tokens", "kit.offline", "kit.messages", "kit.trace", "kit.validation",
         "kit.prompts", "kit.fence", "kit.ranking", "kit.sizing", "kit.textcache"],
     1: ["kit.llm", "kit.extractive", "kit.structured", "kit.openai_compat", "kit.locomo",
-        "kit.synthetic", "kit.synthetic_changes"],
+        "kit.synthetic", "kit.synthetic_changes", "kit.synthetic_changes_blind2"],
     2: ["kit.memory"],
     3: ["kit.persistence", "kit.store", "kit.hierarchical", "kit.longterm", "kit.rag", "kit.agent",
         "kit.conversations"],

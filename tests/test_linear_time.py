@@ -95,6 +95,12 @@ CASES = {
         make = lambda n: "I moved, " + "The Lisbon Home not #1234 sesame, " * (n // 35)
         call = extract_by_rules
     """,
+    "fact rules: one clause of change verbs, negations, pronouns and values": """
+        from kit.longterm.fact_rules import extract_by_rules
+        unit = "cancelled it Lisbon old matcha not without sent the #1234 back sesame "
+        make = lambda n: "I work and " + unit * (n // 72)
+        call = extract_by_rules
+    """,
     "facts: capitalised words after runs of spaces": """
         from kit.memory.facts import facts_in
         make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)

@@ -32,6 +32,7 @@ own words.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -115,21 +116,38 @@ def _same(fact: Fact, candidate: Candidate) -> bool:
     return fact.subject == candidate.subject and fact.attribute == candidate.attribute
 
 
+def _words(value: str) -> list[str]:
+    words = re.findall(r"\w+", value.lower())
+    return words[1:] if words[:1] == ["the"] and len(words) > 1 else words
+
+
+def _same_value(stored: str, said: str) -> bool:
+    """True if two values of one attribute name the same thing: the same words, case,
+    punctuation and a leading "the" ignored, or the words of one a run of the other's
+    ("Brightwater" and "Brightwater Labs")."""
+    a, b = _words(stored), _words(said)
+    if not a or not b:
+        return a == b
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return f" {' '.join(short)} " in f" {' '.join(long)} "
+
+
 def decide_by_rules(candidate: Candidate, similar: Sequence[Fact]) -> Decision:
     """The rule-based decision, from the candidate and the similar current facts only.
-    Same subject and attribute: the same value (case-insensitive) is ``none`` (a
-    rephrasing is no new fact); a denial ``retract``\\ s the fact with its value (or,
+    Same subject and attribute: the same value (case, punctuation,
+    a leading "the" and a shorter form ignored) is ``none`` (a rephrasing is no new
+    fact); a denial ``retract``\\ s the fact with its value (or,
     with no value, the attribute's only current fact), else ``none``; a new value of a
     one-value attribute ``update``\\ s the current fact; anything else is ``add``."""
     related = [f for f in similar if _same(f, candidate)]
-    same_value = [f for f in related if f.value.lower() == candidate.value.lower()]
+    same = [f for f in related if _same_value(f.value, candidate.value)]
     if candidate.negated:
-        if same_value:
-            return Decision("retract", same_value[0].id, "rules")
+        if same:
+            return Decision("retract", same[0].id, "rules")
         if not candidate.value and len(related) == 1:
             return Decision("retract", related[0].id, "rules")
         return Decision("none", None, "rules")
-    if same_value:
+    if same:
         return Decision("none", None, "rules")
     if related and not candidate.many:
         return Decision("update", related[0].id, "rules")

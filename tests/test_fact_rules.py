@@ -1,0 +1,91 @@
+"""The rule-based extractor (kit.longterm.fact_rules) on principles, not sentence shapes:
+cue words in any order, negation and its scope, change verbs and their objects, and the
+decider's value matching (kit.longterm.facts)."""
+import pytest
+
+from kit.longterm.fact_rules import extract_by_rules
+from kit.longterm.facts import Candidate, Fact, FactTable, decide_by_rules
+from kit.synthetic_changes import SPLITS, TEMPLATES, VALUES
+
+EVENT_ATTRIBUTE = {"city": "home city", "city again": "home city", "city change": "home city",
+                   "job": "employer", "job change": "employer", "allergy": "allergy",
+                   "allergy new": "allergy", "order": "open order", "order cancel": "open order",
+                   "drink": "favourite drink", "drink change": "favourite drink",
+                   "sister": "sister's name", "dog": "dog's name", "instrument": "instrument"}
+
+
+def read(text):
+    return [(c.attribute, c.value, c.negated)
+            for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"))]
+
+
+@pytest.mark.parametrize("split", [s for s in SPLITS if s != "blind-2"])
+def test_every_template_of_the_development_splits_is_read(split):
+    """Each statement gives its value, stated (denied for a cancellation), nothing of
+    another attribute, and no old value stated after the new one."""
+    half = SPLITS.index(split)
+    for event, parts in TEMPLATES.items():
+        attribute = EVENT_ATTRIBUTE[event]
+        pool = VALUES.get(attribute, ["#4411", "#1234"])
+        for template in parts[half]:
+            v, old = pool[0], pool[1]
+            got = read(template.format(v=v, old=old))
+            new = (attribute, v, event == "order cancel")
+            assert new in got, (template, got)
+            assert all(g[0] == attribute and g[1] in (v, old) for g in got), (template, got)
+            assert not any(g[1] == old and not g[2] for g in got[got.index(new) + 1:]), template
+
+
+@pytest.mark.parametrize("text, found", [
+    # the nearest cue word names a name's attribute, in any order
+    ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
+    ("My sister Ingrid moved to Bergen.", [("sister's name", "Ingrid", False),
+                                           ("home city", "Bergen", False)]),
+    ("Oakridge Bank hired me last week!", [("employer", "Oakridge Bank", False)]),
+    ("Got a new job! I'm at Oakridge Bank now.", [("employer", "Oakridge Bank", False)]),
+    ("Ugh, my sister called again.", []),
+    # negation: clause scope, turned back by a second negative, hedges are none
+    ("I'd never go a day without kefir.", [("favourite drink", "kefir", False)]),
+    ("I'm done with espresso, it's lemonade now.", [("favourite drink", "espresso", True),
+                                                    ("favourite drink", "lemonade", False)]),
+    ("Matcha? Not anymore. Kefir is my thing now.", [("favourite drink", "matcha", True),
+                                                     ("favourite drink", "kefir", False)]),
+    ("Not sure I'll stay in Lisbon, but I live there now.", [("home city", "Lisbon", False)]),
+    # change verbs deny their object, in the passive the value before, with "it" the antecedent
+    ("I switched from matcha to chai.", [("favourite drink", "matcha", True),
+                                         ("favourite drink", "chai", False)]),
+    ("I quit Brightwater Labs.", [("employer", "Brightwater Labs", True)]),
+    ("I quit and took a job at Oakridge Bank.", [("employer", "Oakridge Bank", False)]),
+    ("Order #4411 is cancelled, I changed my mind.", [("open order", "#4411", True)]),
+    ("Changed my mind about #4411, asked them to call it off.", [("open order", "#4411", True)]),
+    ("Sent #4411 back, it was broken.", [("open order", "#4411", True)]),
+    ("I cancelled my order, it was taking forever.", [("open order", "", True)]),
+    ("Matcha used to be my thing, now it's chai.", [("favourite drink", "matcha", True),
+                                                    ("favourite drink", "chai", False)]),
+    ("Can't get enough of chai.", [("favourite drink", "chai", False)]),
+    ("Finished up at Brightwater Labs on Friday and started with Oakridge Bank Monday.",
+     [("employer", "Oakridge Bank", False)]),
+    # a change that did not happen: negated, or only possible
+    ("I haven't cancelled #4411 yet.", [("open order", "#4411", False)]),
+    ("I might quit Brightwater Labs.", [("employer", "Brightwater Labs", False)]),
+    ("I'll send it back if it's broken, order #4411.", [("open order", "#4411", False)]),
+    # avoiding an allergen states the allergy; only the allergy itself is denied
+    ("I can't eat sesame any more, I'm allergic.", [("allergy", "sesame", False)]),
+    ("I'm not allergic to kiwis any more.", [("allergy", "kiwis", True)]),
+])
+def test_the_rules_read_by_principle(text, found):
+    assert read(text) == found
+
+
+def test_a_rephrased_value_is_the_same_fact_and_a_denial_of_its_short_form_retracts_it():
+    def c(value, negated=False, n=1):
+        return Candidate("Maya", "employer", value, negated, False, (n,), "2023-01-0" + str(n))
+
+    labs = Fact(1, "Maya", "employer", "Brightwater Labs", "2023-01-01")
+    assert decide_by_rules(c("brightwater labs."), [labs]).op == "none"
+    assert decide_by_rules(c("Brightwater"), [labs]).op == "none"
+    assert decide_by_rules(c("Bright"), [labs]).op == "update"          # words, not letters
+    table = FactTable()
+    table.write(c("Brightwater Labs"))
+    assert table.write(c("Brightwater", True, 2)).op == "retract"
+    assert table.current() == [] and table.history("Maya", "employer")[0].status == "retracted"
