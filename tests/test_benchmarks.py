@@ -385,14 +385,16 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     fact = next(row for row in policies if row[0] == "held-out" and row[1:3] == ["fact", "memory"])
     assert fact[3:9] == ["100", "0", "100", "100", "100", "100"]
     assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
-    blind = [row for row in rows if row and row[0] == "blind"]            # the blind split after
-    assert [" ".join(row[1:-8]) for row in blind] == ["append-only", "overwrite", "summary",
-                                                      "recall", "fact memory"]
     targets = [row for row in rows if row and row[-1] in ("yes", "NO")]
     beside = [row for row in rows if len(row) > 4 and row[-4] in ("<=", ">=")]  # held-out, blind
-    assert [row[-2] for row in beside] == [row[-4] for row in targets] and len(beside) == 5
-    assert [row[-1] for row in beside] == [blind[-1][3], blind[-1][4], blind[-1][5],
-                                           blind[-1][7], blind[-1][8]]
+    assert len(beside) == 10          # one table beside the targets per split: blind, blind-2
+    for table, split in ((beside[:5], "blind"), (beside[5:], "blind-2")):
+        after = [row for row in rows if row and row[0] == split]
+        assert [" ".join(row[1:-8]) for row in after] == ["append-only", "overwrite", "summary",
+                                                          "recall", "fact memory"]
+        assert [row[-2] for row in table] == [row[-4] for row in targets]      # held-out column
+        assert [row[-1] for row in table] == [after[-1][3], after[-1][4], after[-1][5],
+                                              after[-1][7], after[-1][8]]
     bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "budget" in bad.stderr
