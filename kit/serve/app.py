@@ -214,6 +214,17 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             "Cache-Control": "no-store", "X-Accel-Buffering": "no", **(headers or {})},
             background=background)
 
+    async def capped_body(request: Request) -> bytes | JSONResponse:
+        """The request's body, or the error to send: the client went away (400), the
+        body took over ``body_timeout`` seconds (408) or is over ``max_body`` bytes (413)."""
+        try:
+            body = await asyncio.wait_for(read_body(request), body_timeout)
+        except ClientDisconnect:
+            return error(400, "the client went away")
+        except asyncio.TimeoutError:
+            return error(408, f"the body did not arrive within {body_timeout:g} s")
+        return error(413, f"the body is over {max_body} bytes") if body is None else body
+
     def conflict(exc: KeyConflict) -> JSONResponse:
         response = error(409, str(exc))
         if exc.running:
@@ -235,14 +246,9 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
             if not _KEY.fullmatch(key):
                 return error(400, f"Idempotency-Key must be 1-128 letters, digits, '_', '.', "
                                   f"':' or '-', got {key[:80]!r}")
-        try:
-            body = await asyncio.wait_for(read_body(request), body_timeout)
-        except ClientDisconnect:
-            return error(400, "the client went away")
-        except asyncio.TimeoutError:
-            return error(408, f"the body did not arrive within {body_timeout:g} s")
-        if body is None:
-            return error(413, f"the body is over {max_body} bytes")
+        body = await capped_body(request)
+        if isinstance(body, JSONResponse):
+            return body
         try:
             text = json.loads(body)["text"]
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):
@@ -304,14 +310,9 @@ def create_app(service: ChatService, *, max_body: int = MAX_BODY,
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != \
                 "application/json":
             return error(415, 'send JSON: {"words": ["..."]} or {"everything": true}')
-        try:
-            body = await asyncio.wait_for(read_body(request), body_timeout)
-        except ClientDisconnect:
-            return error(400, "the client went away")
-        except asyncio.TimeoutError:
-            return error(408, f"the body did not arrive within {body_timeout:g} s")
-        if body is None:
-            return error(413, f"the body is over {max_body} bytes")
+        body = await capped_body(request)
+        if isinstance(body, JSONResponse):
+            return body
         try:
             asked = json.loads(body)
             if not isinstance(asked, dict) or len(asked) != 1:

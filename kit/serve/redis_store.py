@@ -11,10 +11,11 @@ import threading
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 
-from kit.longterm.forget import FORGOTTEN, Forgotten, choose, topic_pattern
+from kit.longterm.forget import FORGOTTEN, Forgotten, choose
 from kit.messages import Message
 from kit.serve.stores import (EVENTS_KEPT, KEY_TTL, KEYS_KEPT, QUEUE_TTL, KeyRecord, Lease,
                               LeaseLost, SessionStore, Snapshot, TurnRecord, _check_acquire, _check_commit,
+                              _check_forget,
                               _check_key, _check_lease, _check_ticket, _key_json, check_span,
                               first_needed)
 from kit.store import StoreError, check_session, parse_state
@@ -422,11 +423,7 @@ class RedisSessionStore(SessionStore):
 
     def forget(self, session_id: str, lease: Lease | None, words: Sequence[str] | None = None
                ) -> tuple[int, ...]:
-        check_session(session_id)
-        if lease is not None and (not isinstance(lease, Lease) or lease.session_id != session_id):
-            raise ValueError(f"the lease {lease!r:.80} is not a lease of session {session_id!r}")
-        if words is not None:
-            topic_pattern(words)                             # checked before anything
+        _check_forget(session_id, lease, words)             # checked before anything
         turns = self.transcript(session_id)   # stable under the lease: only it commits
         numbers, facts, by = choose(turns, [], words=words, everything=words is None)
         args: list = ["" if lease is None else self._value(lease),

@@ -11,11 +11,12 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from kit.longterm.forget import Forgotten, choose, forget_rows, scrub_bytes, topic_pattern
+from kit.longterm.forget import Forgotten, choose, forget_rows, scrub_bytes
 from kit.messages import Message
 from kit.serve.stores import (EVENTS_KEPT, KEY_TTL, KEYS_KEPT, QUEUE_TTL, KeyRecord, Lease,
                               LeaseLost, SessionStore, Snapshot, StoreBusy, TurnRecord,
-                              _check_acquire, _check_commit, _check_key, _check_lease, _check_next,
+                              _check_acquire, _check_commit, _check_forget, _check_key, _check_lease,
+                              _check_next,
                               _check_ticket, _key_json, first_needed)
 from kit.store import _MEMORY, StoreError, TranscriptStore, _reason, check_session, parse_state
 from kit.validation import check_int
@@ -351,11 +352,7 @@ class SQLiteSessionStore(TranscriptStore, SessionStore):
 
     def forget(self, session_id: str, lease: Lease | None, words: Sequence[str] | None = None
                ) -> tuple[int, ...]:
-        check_session(session_id)
-        if lease is not None and (not isinstance(lease, Lease) or lease.session_id != session_id):
-            raise ValueError(f"the lease {lease!r:.80} is not a lease of session {session_id!r}")
-        if words is not None:
-            topic_pattern(words)                             # checked before anything
+        _check_forget(session_id, lease, words)             # checked before anything
         with self._using(session_id, "forgetting") as db:
             with db:
                 db.execute("BEGIN IMMEDIATE")

@@ -49,6 +49,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from kit.longterm.forget import topic_pattern
 from kit.messages import Message
 from kit.store import StoreError, check_session
 from kit.validation import check_seconds
@@ -348,6 +349,17 @@ def _check_acquire(session_id: object, ttl: object, ticket: object) -> float:
     if ticket is not None:
         _check_ticket(ticket)
     return ttl
+
+
+def _check_forget(session_id: object, lease: object, words: object) -> None:
+    """The arguments of ``forget``, checked once for every backend, before anything is
+    read or written: the session id, a lease of that session (or None), the topic words
+    (see :func:`kit.longterm.forget.topic_pattern`) or None for everything."""
+    check_session(session_id)
+    if lease is not None and (not isinstance(lease, Lease) or lease.session_id != session_id):
+        raise ValueError(f"the lease {lease!r:.80} is not a lease of session {session_id!r}")
+    if words is not None:
+        topic_pattern(words)
 
 
 def _check_lease(lease: object) -> Lease:
