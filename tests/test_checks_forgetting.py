@@ -29,6 +29,25 @@ def test_the_registry_names_the_three_wrong_answers_the_lesson_shows():
     assert {"forget-misses-summary", "rows-deleted-bytes-left", "unfenced-recall"} <= names
 
 
+def rows_only_with_the_builds_default(path, session_id, words):
+    """The lesson's rows-only forget as a learner writes it: no pragma at all, so the
+    build's default decides (Debian's SQLite zeroes what a delete frees, python.org's
+    does not), and no VACUUM or checkpoint."""
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE messages SET content = '[forgotten]' WHERE session_id = ? AND "
+                   "content LIKE ?", (session_id, f"%{words[0]}%"))
+        db.execute("DELETE FROM facts WHERE session_id = ? AND value LIKE ?",
+                   (session_id, f"%{words[0]}%"))
+        db.execute("DELETE FROM session_state WHERE session_id = ?", (session_id,))
+    db.close()
+
+
+def test_a_rows_only_forget_is_refused_whatever_the_builds_secure_delete_default():
+    with pytest.raises(CheckFailed, match="the rows are gone but the file's bytes still hold"):
+        check_forget(rows_only_with_the_builds_default)
+
+
 def kits_forget(path, session_id, words):
     with TranscriptStore(path) as store:
         forget(store, session_id, words=words)

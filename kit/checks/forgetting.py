@@ -22,6 +22,8 @@ pass line or raises :class:`~kit.checks.CheckFailed` naming the case and the rul
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import sqlite3
@@ -58,6 +60,18 @@ def _plant(folder: str, wal: bool) -> str:
             store.save_state("alice", {"summary": summary})   # the first is replaced
         for n, text in enumerate(_BOB, 1):
             store.append("bob", Message("user" if n % 2 else "assistant", text, 3, n))
+    # An older, long summary replaced earlier under secure_delete off (the default of
+    # most SQLite builds): its overflow pages sit free in the file, bytes intact. A
+    # forget that only deletes rows leaves them on any build; VACUUM rewrites the file.
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA secure_delete = OFF")
+        final = db.execute("SELECT state FROM session_state WHERE session_id = 'alice'"
+                           ).fetchone()[0]
+        older = json.dumps({"summary": "alice is allergic to penicillin. " * 150})
+        for state in (older, final):
+            with db:
+                db.execute("UPDATE session_state SET state = ? WHERE session_id = 'alice'",
+                           (state,))
     if wal:
         with sqlite3.connect(path) as db:
             db.execute("PRAGMA journal_mode = WAL")
