@@ -332,7 +332,8 @@ class CachedEmbedder:
             raise TypeError(f"texts must be a list of str, got {texts!r:.80}")
         with self._lock:
             new = [t for t in dict.fromkeys(texts) if t not in self._kept]
-            self.hits += len(texts) - sum(t in new for t in texts)
+            fresh = set(new)                    # a set: one lookup per text, not a scan
+            self.hits += sum(t not in fresh for t in texts)
             if new:
                 dim = len(next(iter(self._kept.values()))) if self._kept else None
                 vectors = check_vectors(self.embedder(list(new)), len(new), dim)
@@ -359,22 +360,30 @@ def semantic_embedder() -> CachedEmbedder | None:
     """The packaged MiniLM (:class:`OnnxEmbedder` with its defaults, its digest checked),
     loaded once per process, behind one :class:`CachedEmbedder` (at most 20,000 texts,
     about 30 MB): every memory of the process embeds a text once. None when the
-    ``semantic`` extra is not installed (see :data:`INSTALL_HINT`). Raises ValueError
-    when the installed model file is not the one the kit pins."""
+    ``semantic`` extra is not installed (see :data:`INSTALL_HINT`). Raises
+    :class:`ModelUnavailable` when it is installed but cannot load (a runtime that fails
+    to import, the kit's tokenizer file missing), ValueError when the installed model
+    file is not the one the kit pins."""
     return _packaged() if semantic_available() else None
 
 
 def resolve_embedder(embedder: object):
     """What an ``embedder=`` option means: ``"semantic"``, the packaged model
     (:func:`semantic_embedder`; raises :class:`ModelUnavailable` without the extra);
-    ``"auto"``, that model when installed, else None; anything else is returned as
-    given. Raises ValueError for another str."""
+    ``"auto"``, that model when it is installed and loads, else None (a broken runtime
+    falls back like a missing one; a model file with another digest still raises);
+    anything else is returned as given. Raises ValueError for another str."""
     if not isinstance(embedder, str):
         return embedder
     if embedder not in ("semantic", "auto"):
         raise ValueError(f'embedder must be a callable, "semantic", "auto" or None, '
                          f"got {embedder!r:.60}")
-    found = semantic_embedder()
+    try:
+        found = semantic_embedder()
+    except ModelUnavailable:
+        if embedder == "semantic":
+            raise
+        found = None
     if found is None and embedder == "semantic":
         raise ModelUnavailable(f"the semantic embedder needs the embedding runtime and "
                                f"model: {INSTALL_HINT}")
