@@ -239,6 +239,7 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
         said, topic = _sentence(match.group(), stop, topic)
         if not said and _ELLIPSIS.fullmatch(match.group()):      # "Matcha? Not anymore."
             found[last:] = [replace(c, negated=True) for c in found[last:]]
+            last = len(found)          # denied once: "Not anymore. No more." is linear
             continue
         last = len(found)
         for _, attribute, value, denied in said:
