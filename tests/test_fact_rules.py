@@ -89,3 +89,24 @@ def test_a_rephrased_value_is_the_same_fact_and_a_denial_of_its_short_form_retra
     table.write(c("Brightwater Labs"))
     assert table.write(c("Brightwater", True, 2)).op == "retract"
     assert table.current() == [] and table.history("Maya", "employer")[0].status == "retracted"
+
+
+def test_a_place_name_that_begins_with_a_common_word_is_read_whole():
+    """"New" is a sentence opener in COMMON_WORDS: "New York" was read as "York"."""
+    for text, city in (("I live in New York.", "New York"), ("New York is home now.", "New York"),
+                       ("We moved to Long Beach.", "Long Beach")):
+        assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
+            [("home city", city)], text
+    assert [c.value for c in extract_by_rules("New Job at Acme Labs!", "Sam")] == ["Acme Labs"]
+
+
+def test_a_value_that_ends_another_is_another_value():
+    """Only a value's first words are its short form: moving from New York to York is an
+    update (it was 'none', and a denial of York retracted New York)."""
+    def c(value, negated=False):
+        return Candidate("Sam", "home city", value, negated, False, (2,), "2023-01-02")
+
+    new_york = Fact(1, "Sam", "home city", "New York", "2023-01-01")
+    assert decide_by_rules(c("York"), [new_york]).op == "update"
+    assert decide_by_rules(c("York", True), [new_york]).op == "none"
+    assert decide_by_rules(c("new york"), [new_york]).op == "none"

@@ -99,6 +99,7 @@ _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although
 _OBJECT_WORD = re.compile(r"\S+")
 _OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
                 "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
+_NAME_PREFIXES = {"New", "Little", "Long", "Great"}   # common words that begin place names
 _OBJECT_WORDS = 5               # at most this many words between a change verb and its object
 
 
@@ -145,11 +146,15 @@ def _object(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int,
 
 def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
     """Every capitalised run of the sentence, its leading common words, cue words and
-    speakers (``stop``) left out: ``(name, position)`` in order."""
+    speakers (``stop``) left out (a prefix of a place name, "New", kept before a name:
+    "New York"): ``(name, position)`` in order."""
     found = []
     for match in _NAME.finditer(sentence):
         words, start, i = match.group().split(" "), match.start(), 0
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF):
+            if words[i] in _NAME_PREFIXES and i + 1 < len(words) \
+                    and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
+                break                              # "New York", "Long Beach": one name
             start += len(words[i]) + 1
             i += 1
         j = len(words)
