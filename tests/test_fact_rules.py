@@ -110,3 +110,13 @@ def test_a_value_that_ends_another_is_another_value():
     assert decide_by_rules(c("York"), [new_york]).op == "update"
     assert decide_by_rules(c("York", True), [new_york]).op == "none"
     assert decide_by_rules(c("new york"), [new_york]).op == "none"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I live in Zürich.", "Zürich"), ("I moved to São Paulo.", "São Paulo"),
+    ("We moved to Kraków last spring.", "Kraków"), ("I live in Zu\u0308rich.", "Zürich"),
+    ("İstanbul is home now, I live there.", "İstanbul")])
+def test_a_name_with_letters_beyond_ascii_is_a_name(text, value):
+    """Names were [A-Z][a-z]+: 'Zürich' gave nothing, 'São Paulo' gave 'Paulo'."""
+    assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
+        [("home city", value)]

@@ -45,6 +45,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -92,7 +93,17 @@ _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|an
                       r"longer|more|now|these\s+days)\s*", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
+
+def _letters(test) -> str:
+    """The letters of the Latin, Greek and Cyrillic blocks that pass ``test``, as the
+    inside of a character class ("Zürich", "São Paulo", "İstanbul", "Kraków")."""
+    blocks = (range(0x41, 0x250), range(0x370, 0x530), range(0x1E00, 0x1F00))
+    return "".join(re.escape(chr(c)) for block in blocks for c in block
+                   if chr(c).isalpha() and test(chr(c)))
+
+
+_UPPER, _LOWER = _letters(str.isupper), _letters(str.islower)
+_NAME = re.compile(f"\\b[{_UPPER}][{_LOWER}]+(?:[ -][{_UPPER}][{_LOWER}]+)*\\b")
 _SENTENCE = re.compile(r"[^.!?]+")
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
                          re.I)
@@ -235,10 +246,12 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
                      when: str = "", speakers: tuple[str, ...] = ()) -> list[Candidate]:
     """Candidate facts of one turn (see the module docstring), in the order they are
     said. ``speaker``: the subject; ``source``: the turn's message numbers; ``when``:
-    its ISO date; ``speakers``: names never taken as values. Raises TypeError for a
-    ``text`` that is not a str."""
+    its ISO date; ``speakers``: names never taken as values. The text is read in NFC
+    (composed) form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError
+    for a ``text`` that is not a str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
     stop, found, topic, last = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0
     for match in _SENTENCE.finditer(text):
         said, topic = _sentence(match.group(), stop, topic)
