@@ -120,3 +120,14 @@ def test_a_name_with_letters_beyond_ascii_is_a_name(text, value):
     """Names were [A-Z][a-z]+: 'Zürich' gave nothing, 'São Paulo' gave 'Paulo'."""
     assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
         [("home city", value)]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Do you live in Lisbon?", []),
+    ("Does your sister Ana like matcha?", []),
+    ("Do you know I moved to Lisbon?", [("home city", "Lisbon", False)]),
+    ("You know what? I quit Brightwater Labs.", [("employer", "Brightwater Labs", True)]),
+    ("Matcha? Not anymore.", [("favourite drink", "matcha", True)])])
+def test_a_question_to_the_listener_states_nothing_about_the_speaker(text, found):
+    """'Do you live in Lisbon?' wrote Lisbon as the asker's home city."""
+    assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found
