@@ -432,3 +432,34 @@ def test_the_kits_tokenizer_missing_is_model_unavailable(monkeypatch, tmp_path):
     monkeypatch.setattr(onnx, "MINILM_TOKENIZER", tmp_path / "gone" / "tokenizer.json")
     with pytest.raises(ModelUnavailable, match="tokenizer is missing"):
         OnnxEmbedder()
+
+
+def test_threads_that_ask_for_the_packaged_model_at_once_share_one_load(monkeypatch):
+    """Four threads at a service's start each loaded the model (four copies, four caches).
+    The fake load waits at a barrier for a second load: it comes only without the lock."""
+    import functools
+    import threading
+
+    import kit.ranking.dense as dense
+    loads, second = [], threading.Barrier(2, timeout=0.5)
+
+    def load():
+        loads.append(1)
+        try:
+            second.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return CachedEmbedder(HashingEmbedder(dim=8))
+    monkeypatch.setattr(dense, "semantic_available", lambda: True)
+    monkeypatch.setattr(dense, "_load", functools.lru_cache(maxsize=1)(load))
+    start, got = threading.Barrier(4), []
+
+    def ask():
+        start.wait()
+        got.append(dense.semantic_embedder())
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loads) == 1 and len({id(g) for g in got}) == 1

@@ -351,14 +351,22 @@ class CachedEmbedder:
         return f"CachedEmbedder({self.embedder!r:.80}, {len(self._kept)} texts)"
 
 
+_LOADING = threading.Lock()
+
+
 @functools.lru_cache(maxsize=1)
-def _packaged() -> CachedEmbedder:
+def _load() -> CachedEmbedder:
     return CachedEmbedder(OnnxEmbedder(), max_texts=20_000)
+
+
+def _packaged() -> CachedEmbedder:
+    with _LOADING:             # threads that ask at once share one load, not one each
+        return _load()
 
 
 def semantic_embedder() -> CachedEmbedder | None:
     """The packaged MiniLM (:class:`OnnxEmbedder` with its defaults, its digest checked),
-    loaded once per process, behind one :class:`CachedEmbedder` (at most 20,000 texts,
+    loaded once per process (thread-safe), behind one :class:`CachedEmbedder` (at most 20,000 texts,
     about 30 MB): every memory of the process embeds a text once. None when the
     ``semantic`` extra is not installed (see :data:`INSTALL_HINT`). Raises
     :class:`ModelUnavailable` when it is installed but cannot load (a runtime that fails
