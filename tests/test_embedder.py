@@ -463,3 +463,14 @@ def test_threads_that_ask_for_the_packaged_model_at_once_share_one_load(monkeypa
     for thread in threads:
         thread.join()
     assert len(loads) == 1 and len({id(g) for g in got}) == 1
+
+
+def test_the_cache_keeps_vectors_that_do_not_fit_float32_as_they_are():
+    """The cache stored float32: an embedder's 1e300-scaled vectors became inf there (every
+    search through it failed, the same embedder alone worked), 1e-300 ones zero."""
+    words = HashingEmbedder(dim=16)
+    for scale in (1e300, 1e-300):
+        cached = CachedEmbedder(lambda texts: words(texts) * scale)
+        got = cached(["a cat", "a dog"])
+        assert np.isfinite(got).all() and np.allclose(got / scale, words(["a cat", "a dog"]))
+    assert CachedEmbedder(words)(["a cat"]).dtype == np.float32    # the usual case: compact

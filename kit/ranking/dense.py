@@ -338,7 +338,7 @@ class CachedEmbedder:
                 dim = len(next(iter(self._kept.values()))) if self._kept else None
                 vectors = check_vectors(self.embedder(list(new)), len(new), dim)
                 self.calls += 1
-                for text, vector in zip(new, vectors.astype(np.float32)):
+                for text, vector in zip(new, _compact(vectors)):
                     self._kept[text] = vector
             rows = [self._kept[t] for t in texts]
             for text in texts:
@@ -352,6 +352,15 @@ class CachedEmbedder:
 
 
 _LOADING = threading.Lock()
+
+
+def _compact(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` as float32 (half the memory), unless a number does not fit (1e300
+    would become inf, 1e-300 zero): then as they are."""
+    with np.errstate(over="ignore", under="ignore"):
+        small = vectors.astype(np.float32)
+    fits = np.isfinite(small).all() and np.array_equal(small == 0, vectors == 0)
+    return small if fits else vectors
 
 
 @functools.lru_cache(maxsize=1)
