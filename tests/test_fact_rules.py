@@ -131,3 +131,15 @@ def test_a_name_with_letters_beyond_ascii_is_a_name(text, value):
 def test_a_question_to_the_listener_states_nothing_about_the_speaker(text, found):
     """'Do you live in Lisbon?' wrote Lisbon as the asker's home city."""
     assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found
+
+
+@pytest.mark.parametrize("text, found", [
+    ("He is allergic to peanuts.", []),
+    ("She quit her job at Brightwater Labs.", []),
+    ("They hired me at Brightwater Labs!", [("employer", "Brightwater Labs", False)]),
+    ("We got a dog! He is called Rex.", [("dog's name", "Rex", False)]),
+    ("My sister? She is called Ana.", [("sister's name", "Ana", False)])])
+def test_a_sentence_about_someone_else_states_nothing_about_the_speaker(text, found):
+    """'He is allergic to peanuts' wrote the speaker's allergy; a pronoun for the dog or
+    the sister the turn introduced still reads."""
+    assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found

@@ -31,7 +31,10 @@ sentence shapes: the words may come in any order.
 - An **allergy** is denied only about the allergy itself ("no longer allergic",
   "outgrew"): "I can't eat sesame any more" states it.
 - The subject is the turn's speaker (or "user"); a question to the listener with no
-  "I", "my" or "we" ("Do you still live in Lisbon?") states nothing about the speaker.
+  "I", "my" or "we" ("Do you still live in Lisbon?") states nothing about the speaker,
+  nor does a sentence about "he", "she" or "they" with no "I", "my" or "we" that no
+  earlier sentence of the turn introduced ("He is allergic to peanuts"; but "We got a
+  dog! He is called Rex.").
 
 It is a heuristic: it reads what its lexicons name. It was first written against the
 development templates of :mod:`kit.synthetic_changes`, then rewritten on these principles
@@ -87,6 +90,7 @@ _UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could
                      r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
 _YOU = re.compile(r"\byou(?:r|rs|rself|'re|'ve|'d|'ll)?\b", re.I)
 _ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
+_THEY = re.compile(r"\b(?:he|she|they)\b|\b(?:he|she|they)'", re.I)
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
 _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
                         CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
@@ -257,10 +261,13 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
     stop, found, topic, last = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0
     for match in _SENTENCE.finditer(text):
+        before = topic
         said, topic = _sentence(match.group(), stop, topic)
         if (text.startswith("?", match.end()) and _YOU.search(match.group())
                 and not _ME.search(match.group())):
             said = []                  # "Do you live in Lisbon?" asks about the listener
+        elif before is None and _THEY.search(match.group()) and not _ME.search(match.group()):
+            said = []                  # "He is allergic to peanuts": about someone else
         if not said and _ELLIPSIS.fullmatch(match.group()):      # "Matcha? Not anymore."
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
