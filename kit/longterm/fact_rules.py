@@ -53,8 +53,9 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
-from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CHANGE_VERBS, COMMON_WORDS, CUES,
-                                       LEAVE_VERBS, ORGANISATIONS, SUBJECT_CHANGES)
+from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CAPITALS, CHANGE_VERBS,
+                                       COMMON_WORDS, CUES, LEAVE_VERBS, NAME_PREFIXES,
+                                       ORGANISATIONS, SMALL_LETTERS, SUBJECT_CHANGES)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -100,24 +101,14 @@ _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|an
                       r"longer|more|now|these\s+days)\s*", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
-
-def _letters(test) -> str:
-    """The letters of the Latin, Greek and Cyrillic blocks that pass ``test``, as the
-    inside of a character class ("Zürich", "São Paulo", "İstanbul", "Kraków")."""
-    blocks = (range(0x41, 0x250), range(0x370, 0x530), range(0x1E00, 0x1F00))
-    return "".join(re.escape(chr(c)) for block in blocks for c in block
-                   if chr(c).isalpha() and test(chr(c)))
-
-
-_UPPER, _LOWER = _letters(str.isupper), _letters(str.islower)
-_NAME = re.compile(f"\\b[{_UPPER}][{_LOWER}]+(?:[ -][{_UPPER}][{_LOWER}]+)*\\b")
+_NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
+                   f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
 _SENTENCE = re.compile(r"[^.!?]+")
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
                          re.I)
 _OBJECT_WORD = re.compile(r"\S+")
 _OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
                 "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
-_NAME_PREFIXES = {"New", "Little", "Long", "Great"}   # common words that begin place names
 _OBJECT_WORDS = 5               # at most this many words between a change verb and its object
 
 
@@ -170,7 +161,7 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
     for match in _NAME.finditer(sentence):
         words, start, i = match.group().split(" "), match.start(), 0
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF):
-            if words[i] in _NAME_PREFIXES and i + 1 < len(words) \
+            if words[i] in NAME_PREFIXES and i + 1 < len(words) \
                     and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
                 break                              # "New York", "Long Beach": one name
             start += len(words[i]) + 1

@@ -128,11 +128,12 @@ class OnnxEmbedder:
     pieces kept per text, 1..512 (256: MiniLM's training length; longer texts are cut);
     ``batch_size``: texts per model run, >= 1; ``threads``: the runtime's threads, >= 1.
 
-    Raises :class:`ModelUnavailable` when ``onnxruntime``/``tokenizers`` (or their import
-    fails), the packaged model or the kit's MiniLM tokenizer are missing, FileNotFoundError for a missing file, ValueError for a model file
-    whose digest is not ``sha256`` (naming both), TypeError / ValueError naming any other
-    bad argument, and TypeError for ``texts`` that is not a list of str. ``calls`` counts
-    the embedder calls, ``runs`` the model runs, ``embedded`` the texts embedded.
+    Raises :class:`ModelUnavailable` when ``onnxruntime``/``tokenizers`` are missing (or
+    fail to import), or the packaged model or the kit's MiniLM tokenizer are missing,
+    FileNotFoundError for another missing file, ValueError for a model file whose digest
+    is not ``sha256`` (naming both), TypeError / ValueError naming any other bad argument,
+    and TypeError for ``texts`` that is not a list of str. ``calls`` counts the embedder
+    calls, ``runs`` the model runs, ``embedded`` the texts embedded.
     """
 
     def __init__(self, model: str | Path | None = None, *, tokenizer: str | Path | None = None,
