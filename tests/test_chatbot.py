@@ -118,6 +118,29 @@ def test_fence_memory_puts_the_history_in_a_fence_with_its_provenance():
     assert seen[0] == build_answer_prompt("", [C1, C2], PLANTED)   # no history: no fence
 
 
+def test_the_fence_names_the_recalled_messages_it_holds():
+    """A recall memory's context holds recalled turns besides its recent ones: the fence
+    said "messages 5-6" (its recent turns) over text holding messages 1 to 4 too."""
+    import re
+
+    from kit.memory import RecallMemory
+    from kit.memory.recall_search import RecallSearch
+    seen = []
+
+    def model(system, user):
+        seen.append(user)
+        return "Store credit [1]." if "Context:" in user else "refunds"
+
+    bot = Chatbot(Docs(), model, fence_memory=True, memory_factory=lambda: RecallMemory(
+        40, count_words, keep_recent=2, recent=2, search=RecallSearch(embedder=None)))
+    for question in (PLANTED, "prepaid refunds?", "cod refunds?", COD):
+        bot.ask("s1", question)
+    prompt = seen[-1]
+    source = re.search(r'<quoted-data source="conversation memory: messages ([^"]*)"', prompt)
+    fenced = prompt[prompt.index("<quoted-data"):prompt.index("</quoted-data>")]
+    assert "Earlier turns recalled" in fenced and source.group(1) == "1-6"
+
+
 def test_without_fence_memory_a_planted_instruction_reaches_the_prompt_bare():
     seen = []
     bot = Chatbot(Docs(), lambda system, user: seen.append(user) or "Store credit [1].")

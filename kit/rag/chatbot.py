@@ -154,11 +154,19 @@ def _history(memory) -> str:
 
 def _provenance(memory) -> str:
     """Where a memory's text came from, for its fence: "summary of earlier messages,
-    messages 5-8" (message numbers of the verbatim turns)."""
+    messages 2-3, 7-8" (the numbers of the verbatim turns its context shows: recalled
+    ones too, by ``context_numbers()`` where the memory has it)."""
     parts = ["summary of earlier messages"] if getattr(memory, "summary", "") else []
-    turns = memory.turns
-    if turns:
-        parts.append(f"messages {turns[0].number}-{turns[-1].number}")
+    shown = getattr(memory, "context_numbers", None)
+    numbers = list(shown()) if callable(shown) else [t.number for t in memory.turns]
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    if runs:
+        parts.append("messages " + ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs))
     return "conversation memory: " + ", ".join(parts)
 
 
