@@ -355,3 +355,122 @@ def test_recall_memory_fuses_the_packaged_model_by_default_and_none_turns_it_off
     assert bm25.context_numbers(question) == () and "dense" not in bm25.search.last
     assert 2 in memory.context_numbers(question)
     assert memory.search.last["dense"][0] == 2                 # the model ranks it first
+
+
+def test_the_cache_counts_its_hits_in_one_lookup_per_text():
+    """A restored transcript's texts go through the cache in one call: counting the hits
+    compared each text with every new one (20,000 turns: 2e8 comparisons, 1.8 s)."""
+    compared = []
+
+    class Text(str):
+        def __eq__(self, other):
+            compared.append(1)
+            return str.__eq__(self, other)
+        __hash__ = str.__hash__
+
+    cached = CachedEmbedder(HashingEmbedder(dim=8))
+    texts = [Text(f"turn {i}") for i in range(300)]
+    assert cached(texts + [texts[0]]).shape == (301, 8)
+    assert cached.hits == 0 and len(cached) == 300   # a text twice in one call: embedded once
+    assert len(compared) < 3 * len(texts)            # it was 300 * 301 / 2
+    cached(texts[:5] + [Text("new")])
+    assert cached.hits == 5 and len(cached) == 301
+
+
+BROKEN_RUNTIME = textwrap.dedent("""
+    import importlib.abc, importlib.machinery, sys
+
+    class Broken(importlib.abc.Loader):   # found by find_spec, fails at import
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            raise ImportError("libonnxruntime.so: cannot open shared object file")
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name == "onnxruntime":
+                return importlib.machinery.ModuleSpec(name, Broken())
+            return None
+
+    sys.meta_path.insert(0, Finder())
+""")
+
+
+@needs_model
+def test_a_runtime_that_is_installed_but_does_not_import_falls_back_to_bm25(tmp_path):
+    """'auto' with an onnxruntime that find_spec finds but that fails to import (a missing
+    native library): every RecallMemory() raised ImportError."""
+    (tmp_path / "sitecustomize.py").write_text(BROKEN_RUNTIME)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    code = textwrap.dedent("""
+        import kit.ranking.dense as dense
+        from kit.memory import RecallMemory
+        from kit.memory.recall_search import RecallSearch
+        assert dense.semantic_available()
+        assert RecallSearch().dense is None
+        for make in (dense.OnnxEmbedder, lambda: RecallSearch(embedder="semantic")):
+            try:
+                make()
+            except dense.ModelUnavailable as error:
+                assert "does not import" in str(error), error
+            else:
+                raise AssertionError("no ModelUnavailable")
+        memory = RecallMemory(200)
+        memory.add("user", "I adopted a dog named Rex.")
+        print(memory.context("my dog"))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "Rex" in out.stdout
+
+
+@needs_model
+def test_the_kits_tokenizer_missing_is_model_unavailable(monkeypatch, tmp_path):
+    import kit.ranking.onnx_embedder as onnx
+    monkeypatch.setattr(onnx, "MINILM_TOKENIZER", tmp_path / "gone" / "tokenizer.json")
+    with pytest.raises(ModelUnavailable, match="tokenizer is missing"):
+        OnnxEmbedder()
+
+
+def test_threads_that_ask_for_the_packaged_model_at_once_share_one_load(monkeypatch):
+    """Four threads at a service's start each loaded the model (four copies, four caches).
+    The fake load waits at a barrier for a second load: it comes only without the lock."""
+    import functools
+    import threading
+
+    import kit.ranking.dense as dense
+    loads, second = [], threading.Barrier(2, timeout=0.5)
+
+    def load():
+        loads.append(1)
+        try:
+            second.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return CachedEmbedder(HashingEmbedder(dim=8))
+    monkeypatch.setattr(dense, "semantic_available", lambda: True)
+    monkeypatch.setattr(dense, "_load", functools.lru_cache(maxsize=1)(load))
+    start, got = threading.Barrier(4), []
+
+    def ask():
+        start.wait()
+        got.append(dense.semantic_embedder())
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loads) == 1 and len({id(g) for g in got}) == 1
+
+
+def test_the_cache_keeps_vectors_that_do_not_fit_float32_as_they_are():
+    """The cache stored float32: an embedder's 1e300-scaled vectors became inf there (every
+    search through it failed, the same embedder alone worked), 1e-300 ones zero."""
+    words = HashingEmbedder(dim=16)
+    for scale in (1e300, 1e-300):
+        cached = CachedEmbedder(lambda texts: words(texts) * scale)
+        got = cached(["a cat", "a dog"])
+        assert np.isfinite(got).all() and np.allclose(got / scale, words(["a cat", "a dog"]))
+    assert CachedEmbedder(words)(["a cat"]).dtype == np.float32    # the usual case: compact

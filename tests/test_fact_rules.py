@@ -89,3 +89,57 @@ def test_a_rephrased_value_is_the_same_fact_and_a_denial_of_its_short_form_retra
     table.write(c("Brightwater Labs"))
     assert table.write(c("Brightwater", True, 2)).op == "retract"
     assert table.current() == [] and table.history("Maya", "employer")[0].status == "retracted"
+
+
+def test_a_place_name_that_begins_with_a_common_word_is_read_whole():
+    """"New" is a sentence opener in COMMON_WORDS: "New York" was read as "York"."""
+    for text, city in (("I live in New York.", "New York"), ("New York is home now.", "New York"),
+                       ("We moved to Long Beach.", "Long Beach")):
+        assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
+            [("home city", city)], text
+    assert [c.value for c in extract_by_rules("New Job at Acme Labs!", "Sam")] == ["Acme Labs"]
+
+
+def test_a_value_that_ends_another_is_another_value():
+    """Only a value's first words are its short form: moving from New York to York is an
+    update (it was 'none', and a denial of York retracted New York)."""
+    def c(value, negated=False):
+        return Candidate("Sam", "home city", value, negated, False, (2,), "2023-01-02")
+
+    new_york = Fact(1, "Sam", "home city", "New York", "2023-01-01")
+    assert decide_by_rules(c("York"), [new_york]).op == "update"
+    assert decide_by_rules(c("York", True), [new_york]).op == "none"
+    assert decide_by_rules(c("new york"), [new_york]).op == "none"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I live in Zürich.", "Zürich"), ("I moved to São Paulo.", "São Paulo"),
+    ("We moved to Kraków last spring.", "Kraków"), ("I live in Zu\u0308rich.", "Zürich"),
+    ("İstanbul is home now, I live there.", "İstanbul")])
+def test_a_name_with_letters_beyond_ascii_is_a_name(text, value):
+    """Names were [A-Z][a-z]+: 'Zürich' gave nothing, 'São Paulo' gave 'Paulo'."""
+    assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
+        [("home city", value)]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Do you live in Lisbon?", []),
+    ("Does your sister Ana like matcha?", []),
+    ("Do you know I moved to Lisbon?", [("home city", "Lisbon", False)]),
+    ("You know what? I quit Brightwater Labs.", [("employer", "Brightwater Labs", True)]),
+    ("Matcha? Not anymore.", [("favourite drink", "matcha", True)])])
+def test_a_question_to_the_listener_states_nothing_about_the_speaker(text, found):
+    """'Do you live in Lisbon?' wrote Lisbon as the asker's home city."""
+    assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found
+
+
+@pytest.mark.parametrize("text, found", [
+    ("He is allergic to peanuts.", []),
+    ("She quit her job at Brightwater Labs.", []),
+    ("They hired me at Brightwater Labs!", [("employer", "Brightwater Labs", False)]),
+    ("We got a dog! He is called Rex.", [("dog's name", "Rex", False)]),
+    ("My sister? She is called Ana.", [("sister's name", "Ana", False)])])
+def test_a_sentence_about_someone_else_states_nothing_about_the_speaker(text, found):
+    """'He is allergic to peanuts' wrote the speaker's allergy; a pronoun for the dog or
+    the sister the turn introduced still reads."""
+    assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found

@@ -101,6 +101,11 @@ CASES = {
         make = lambda n: "I work and " + unit * (n // 72)
         call = extract_by_rules
     """,
+    "fact rules: a sentence of many values, then many 'Not anymore.'": """
+        from kit.longterm.fact_rules import extract_by_rules
+        make = lambda n: "I love " + "matcha " * (n // 14) + ". " + "Not anymore. " * (n // 26)
+        call = extract_by_rules
+    """,
     "facts: capitalised words after runs of spaces": """
         from kit.memory.facts import facts_in
         make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)

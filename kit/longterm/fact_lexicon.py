@@ -8,9 +8,11 @@ they name (regular expressions), and the capitalised words that are never a name
 """
 from __future__ import annotations
 
+import re
+
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
            "CHANGE_VERBS",
-           "COMMON_WORDS"]
+           "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {
@@ -100,3 +102,17 @@ January February March April May June July August September October November Dec
 Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mr Mrs Ms Dr Fair Tell Take Ha Haha
 Lol Cheers Congrats Congratulations Nice Cool Sure Right True Exactly Absolutely Definitely
 """.split())
+# common words that begin a place name: kept before a name ("New York", "Long Beach")
+NAME_PREFIXES = {"New", "Little", "Long", "Great"}
+
+
+def _letters(test) -> str:
+    """The letters of the Latin, Greek and Cyrillic blocks that pass ``test``, as the
+    inside of a character class ("Zürich", "São Paulo", "İstanbul", "Kraków")."""
+    blocks = (range(0x41, 0x250), range(0x370, 0x530), range(0x1E00, 0x1F00))
+    return "".join(re.escape(chr(c)) for block in blocks for c in block
+                   if chr(c).isalpha() and test(chr(c)))
+
+
+# a name's letters: "Zürich", "São Paulo", "İstanbul", "Kraków" (inside a character class)
+CAPITALS, SMALL_LETTERS = _letters(str.isupper), _letters(str.islower)

@@ -30,7 +30,11 @@ sentence shapes: the words may come in any order.
   might quit", "if it's broken I'll send it back") changes nothing.
 - An **allergy** is denied only about the allergy itself ("no longer allergic",
   "outgrew"): "I can't eat sesame any more" states it.
-- The subject is the turn's speaker (or "user").
+- The subject is the turn's speaker (or "user"); a question to the listener with no
+  "I", "my" or "we" ("Do you still live in Lisbon?") states nothing about the speaker,
+  nor does a sentence about "he", "she" or "they" with no "I", "my" or "we" that no
+  earlier sentence of the turn introduced ("He is allergic to peanuts"; but "We got a
+  dog! He is called Rex.").
 
 It is a heuristic: it reads what its lexicons name. It was first written against the
 development templates of :mod:`kit.synthetic_changes`, then rewritten on these principles
@@ -45,11 +49,13 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
-from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CHANGE_VERBS, COMMON_WORDS, CUES,
-                                       LEAVE_VERBS, ORGANISATIONS, SUBJECT_CHANGES)
+from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CAPITALS, CHANGE_VERBS,
+                                       COMMON_WORDS, CUES, LEAVE_VERBS, NAME_PREFIXES,
+                                       ORGANISATIONS, SMALL_LETTERS, SUBJECT_CHANGES)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -83,6 +89,9 @@ _UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could
                      r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
                      r"thinking\s+(?:of|about)|"
                      r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
+_YOU = re.compile(r"\byou(?:r|rs|rself|'re|'ve|'d|'ll)?\b", re.I)
+_ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
+_THEY = re.compile(r"\b(?:he|she|they)\b|\b(?:he|she|they)'", re.I)
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
 _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
                         CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
@@ -92,7 +101,8 @@ _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|an
                       r"longer|more|now|these\s+days)\s*", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
+_NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
+                   f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
 _SENTENCE = re.compile(r"[^.!?]+")
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
                          re.I)
@@ -145,11 +155,15 @@ def _object(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int,
 
 def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
     """Every capitalised run of the sentence, its leading common words, cue words and
-    speakers (``stop``) left out: ``(name, position)`` in order."""
+    speakers (``stop``) left out (a prefix of a place name, "New", kept before a name:
+    "New York"): ``(name, position)`` in order."""
     found = []
     for match in _NAME.finditer(sentence):
         words, start, i = match.group().split(" "), match.start(), 0
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF):
+            if words[i] in NAME_PREFIXES and i + 1 < len(words) \
+                    and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
+                break                              # "New York", "Long Beach": one name
             start += len(words[i]) + 1
             i += 1
         j = len(words)
@@ -230,15 +244,24 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
                      when: str = "", speakers: tuple[str, ...] = ()) -> list[Candidate]:
     """Candidate facts of one turn (see the module docstring), in the order they are
     said. ``speaker``: the subject; ``source``: the turn's message numbers; ``when``:
-    its ISO date; ``speakers``: names never taken as values. Raises TypeError for a
-    ``text`` that is not a str."""
+    its ISO date; ``speakers``: names never taken as values. The text is read in NFC
+    (composed) form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError
+    for a ``text`` that is not a str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
     stop, found, topic, last = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0
     for match in _SENTENCE.finditer(text):
+        before = topic
         said, topic = _sentence(match.group(), stop, topic)
+        if (text.startswith("?", match.end()) and _YOU.search(match.group())
+                and not _ME.search(match.group())):
+            said = []                  # "Do you live in Lisbon?" asks about the listener
+        elif before is None and _THEY.search(match.group()) and not _ME.search(match.group()):
+            said = []                  # "He is allergic to peanuts": about someone else
         if not said and _ELLIPSIS.fullmatch(match.group()):      # "Matcha? Not anymore."
             found[last:] = [replace(c, negated=True) for c in found[last:]]
+            last = len(found)          # denied once: "Not anymore. No more." is linear
             continue
         last = len(found)
         for _, attribute, value, denied in said:

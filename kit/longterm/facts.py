@@ -123,19 +123,19 @@ def _words(value: str) -> list[str]:
 
 def _same_value(stored: str, said: str) -> bool:
     """True if two values of one attribute name the same thing: the same words, case,
-    punctuation and a leading "the" ignored, or the words of one a run of the other's
-    ("Brightwater" and "Brightwater Labs")."""
+    punctuation and a leading "the" ignored, or the words of one the first words of the
+    other's ("Brightwater" and "Brightwater Labs"; not "York" and "New York")."""
     a, b = _words(stored), _words(said)
     if not a or not b:
         return a == b
     short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return f" {' '.join(short)} " in f" {' '.join(long)} "
+    return long[:len(short)] == short
 
 
 def decide_by_rules(candidate: Candidate, similar: Sequence[Fact]) -> Decision:
     """The rule-based decision, from the candidate and the similar current facts only.
-    Same subject and attribute: the same value (case, punctuation,
-    a leading "the" and a shorter form ignored) is ``none`` (a rephrasing is no new
+    Same subject and attribute: the same value (case, punctuation, a leading "the" and
+    a shorter form, its first words, ignored) is ``none`` (a rephrasing is no new
     fact); a denial ``retract``\\ s the fact with its value (or,
     with no value, the attribute's only current fact), else ``none``; a new value of a
     one-value attribute ``update``\\ s the current fact; anything else is ``add``."""

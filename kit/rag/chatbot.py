@@ -36,8 +36,9 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
-from kit.fence import fence
+from kit.fence import defuse, fence
 from kit.llm import fact_listing_summariser
 from kit.memory import CompactionError, SummaryMemory
 from kit.messages import indent_continuation, render
@@ -154,11 +155,19 @@ def _history(memory) -> str:
 
 def _provenance(memory) -> str:
     """Where a memory's text came from, for its fence: "summary of earlier messages,
-    messages 5-8" (message numbers of the verbatim turns)."""
+    messages 2-3, 7-8" (the numbers of the verbatim turns its context shows: recalled
+    ones too, by ``context_numbers()`` where the memory has it)."""
     parts = ["summary of earlier messages"] if getattr(memory, "summary", "") else []
-    turns = memory.turns
-    if turns:
-        parts.append(f"messages {turns[0].number}-{turns[-1].number}")
+    shown = getattr(memory, "context_numbers", None)
+    numbers = list(shown()) if callable(shown) else [t.number for t in memory.turns]
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    if runs:
+        parts.append("messages " + ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs))
     return "conversation memory: " + ", ".join(parts)
 
 
@@ -217,7 +226,9 @@ class Chatbot:
     or database lock); ``fence_memory``: True puts the memory's text (summary and
     turns) into the rewrite and answer prompts as quoted data with its provenance
     (:func:`kit.fence.fence`), so an instruction planted in an earlier turn is not read
-    as one (lesson 12, injection); False (the lesson-07 prompt) leaves it bare. Raises
+    as one (lesson 12, injection), and defuses any fence marker in the prompts' copies of
+    the question and the retrieved chunks (one there would open a fence round the
+    question); False (the lesson-07 prompt) leaves it bare. Raises
     TypeError/ValueError naming a bad argument.
     """
 
@@ -347,17 +358,22 @@ class Chatbot:
             calls[0] += 1
             return self.llm(system, user)
 
-        history = _history(memory)
-        if self.fence_memory and history:
-            history = fence(history, _provenance(memory))
+        history, asked = _history(memory), question
+        if self.fence_memory:       # a marker in the question would open a fence round it
+            history = fence(history, _provenance(memory)) if history else history
+            asked = defuse(question)
         if self.rewrite:
-            rewrite = rewrite_query(counted, history, question, self.max_query_words)
+            rewrite = rewrite_query(counted, history, asked, self.max_query_words)
         else:
             rewrite = Rewrite(question, False, "rewrite off: raw question")
         chunks = list(self.retriever.search(rewrite.query, self.top_k))[:self.top_k]
         draft = None
         if chunks:
-            prompt = build_answer_prompt(history, chunks, question)   # checks the chunks
+            shown = chunks
+            if self.fence_memory:           # so is a marker in a retrieved document
+                shown = [SimpleNamespace(id=c.id, text=defuse(c.text), source=c.source)
+                         if isinstance(getattr(c, "text", None), str) else c for c in chunks]
+            prompt = build_answer_prompt(history, shown, asked)   # checks the chunks
             draft = counted(SYSTEM_PROMPT, prompt)
             if not isinstance(draft, str):
                 raise TypeError(f"the model must return a str, got {type(draft).__name__}: "

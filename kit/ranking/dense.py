@@ -332,12 +332,13 @@ class CachedEmbedder:
             raise TypeError(f"texts must be a list of str, got {texts!r:.80}")
         with self._lock:
             new = [t for t in dict.fromkeys(texts) if t not in self._kept]
-            self.hits += len(texts) - sum(t in new for t in texts)
+            fresh = set(new)                    # a set: one lookup per text, not a scan
+            self.hits += sum(t not in fresh for t in texts)
             if new:
                 dim = len(next(iter(self._kept.values()))) if self._kept else None
                 vectors = check_vectors(self.embedder(list(new)), len(new), dim)
                 self.calls += 1
-                for text, vector in zip(new, vectors.astype(np.float32)):
+                for text, vector in zip(new, _compact(vectors)):
                     self._kept[text] = vector
             rows = [self._kept[t] for t in texts]
             for text in texts:
@@ -350,31 +351,56 @@ class CachedEmbedder:
         return f"CachedEmbedder({self.embedder!r:.80}, {len(self._kept)} texts)"
 
 
+_LOADING = threading.Lock()
+
+
+def _compact(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` as float32 (half the memory), unless a number does not fit (1e300
+    would become inf, 1e-300 zero): then as they are."""
+    with np.errstate(over="ignore", under="ignore"):
+        small = vectors.astype(np.float32)
+    fits = np.isfinite(small).all() and np.array_equal(small == 0, vectors == 0)
+    return small if fits else vectors
+
+
 @functools.lru_cache(maxsize=1)
-def _packaged() -> CachedEmbedder:
+def _load() -> CachedEmbedder:
     return CachedEmbedder(OnnxEmbedder(), max_texts=20_000)
+
+
+def _packaged() -> CachedEmbedder:
+    with _LOADING:             # threads that ask at once share one load, not one each
+        return _load()
 
 
 def semantic_embedder() -> CachedEmbedder | None:
     """The packaged MiniLM (:class:`OnnxEmbedder` with its defaults, its digest checked),
-    loaded once per process, behind one :class:`CachedEmbedder` (at most 20,000 texts,
+    loaded once per process (thread-safe), behind one :class:`CachedEmbedder` (at most 20,000 texts,
     about 30 MB): every memory of the process embeds a text once. None when the
-    ``semantic`` extra is not installed (see :data:`INSTALL_HINT`). Raises ValueError
-    when the installed model file is not the one the kit pins."""
+    ``semantic`` extra is not installed (see :data:`INSTALL_HINT`). Raises
+    :class:`ModelUnavailable` when it is installed but cannot load (a runtime that fails
+    to import, the kit's tokenizer file missing), ValueError when the installed model
+    file is not the one the kit pins."""
     return _packaged() if semantic_available() else None
 
 
 def resolve_embedder(embedder: object):
     """What an ``embedder=`` option means: ``"semantic"``, the packaged model
     (:func:`semantic_embedder`; raises :class:`ModelUnavailable` without the extra);
-    ``"auto"``, that model when installed, else None; anything else is returned as
-    given. Raises ValueError for another str."""
+    ``"auto"``, that model when it is installed and loads, else None (a broken runtime
+    falls back like a missing one; a model file with another digest still raises);
+    anything else is returned as given. Raises ValueError for another str."""
     if not isinstance(embedder, str):
         return embedder
     if embedder not in ("semantic", "auto"):
         raise ValueError(f'embedder must be a callable, "semantic", "auto" or None, '
                          f"got {embedder!r:.60}")
-    found = semantic_embedder()
+    try:
+        found = semantic_embedder()
+    except ModelUnavailable:
+        if embedder == "semantic":
+            raise
+        found = None
     if found is None and embedder == "semantic":
         raise ModelUnavailable(f"the semantic embedder needs the embedding runtime and "
                                f"model: {INSTALL_HINT}")

@@ -109,6 +109,9 @@ def _tokenizer_file(path: Path, tokenizer: str | Path | None, digest: str) -> Pa
     else:
         raise FileNotFoundError(f"no tokenizer.json beside {str(path)!r}: pass tokenizer=")
     if not found.is_file():
+        if found == MINILM_TOKENIZER:
+            raise ModelUnavailable(f"the kit's MiniLM tokenizer is missing ({str(found)!r}): "
+                                   f"{INSTALL_HINT}")
         raise FileNotFoundError(f"no tokenizer file at {str(found)!r}")
     return found
 
@@ -125,11 +128,12 @@ class OnnxEmbedder:
     pieces kept per text, 1..512 (256: MiniLM's training length; longer texts are cut);
     ``batch_size``: texts per model run, >= 1; ``threads``: the runtime's threads, >= 1.
 
-    Raises :class:`ModelUnavailable` when ``onnxruntime``/``tokenizers`` or the packaged
-    model are missing, FileNotFoundError for a missing file, ValueError for a model file
-    whose digest is not ``sha256`` (naming both), TypeError / ValueError naming any other
-    bad argument, and TypeError for ``texts`` that is not a list of str. ``calls`` counts
-    the embedder calls, ``runs`` the model runs, ``embedded`` the texts embedded.
+    Raises :class:`ModelUnavailable` when ``onnxruntime``/``tokenizers`` are missing (or
+    fail to import), or the packaged model or the kit's MiniLM tokenizer are missing,
+    FileNotFoundError for another missing file, ValueError for a model file whose digest
+    is not ``sha256`` (naming both), TypeError / ValueError naming any other bad argument,
+    and TypeError for ``texts`` that is not a list of str. ``calls`` counts the embedder
+    calls, ``runs`` the model runs, ``embedded`` the texts embedded.
     """
 
     def __init__(self, model: str | Path | None = None, *, tokenizer: str | Path | None = None,
@@ -153,8 +157,12 @@ class OnnxEmbedder:
             raise ValueError(f"model file {str(self.path)!r} has sha256 {self.sha256}, "
                              f"expected {sha256}: refusing to load another file")
         self.tokenizer_path = _tokenizer_file(self.path, tokenizer, self.sha256)
-        import onnxruntime
-        from tokenizers import Tokenizer
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:                 # found, but broken (e.g. a native library)
+            raise ModelUnavailable(f"the embedding runtime is installed but does not import "
+                                   f"({exc}): {INSTALL_HINT}") from exc
         self._tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
         self._tokenizer.no_padding()               # padded here, per batch
         self._tokenizer.enable_truncation(self.max_length)
