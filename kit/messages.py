@@ -28,7 +28,7 @@ from kit.tokens import Measure, measured
 
 __all__ = ["Message", "ToolCall", "ROLES", "TURN_ROLES", "AGENT_ROLES", "make_message", "check_role", "check_label", "check_text", "render",
            "speaker_in_text", "check_calls", "check_call_id", "tool_size",
-           "as_chat", "span", "indent_continuation"]
+           "as_chat", "span", "indent_continuation", "number_runs"]
 
 ROLES = ("system", "user", "assistant", "tool")
 TURN_ROLES = ("user", "assistant")           # what the memories of lessons 02-10 keep
@@ -297,3 +297,14 @@ def span(numbers: Sequence[int]) -> str:
     if list(numbers) == list(range(numbers[0], numbers[-1] + 1)):
         return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
     return ", ".join(map(str, numbers))
+
+
+def number_runs(numbers: list[int]) -> list[list[int]]:
+    """Message numbers as inclusive runs, in the order given: [3, 4, 5, 9] -> [[3, 5], [9, 9]]."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return runs

@@ -34,7 +34,7 @@ import json
 import threading
 
 from kit.memory.base import Memory
-from kit.messages import Message
+from kit.messages import Message, number_runs
 from kit.store import StoreError, TranscriptStore, check_session
 from kit.structured import StructuredSummary
 from kit.tokens import measure_name
@@ -42,17 +42,6 @@ from kit.tokens import measure_name
 __all__ = ["SessionLink", "attach_store", "restore", "memory_state", "SUMMARY_FIELDS"]
 
 SUMMARY_FIELDS = ("summary", "summary_tokens", "compactions", "structured")
-
-
-def _runs(numbers: list[int]) -> list[list[int]]:
-    """[3, 4, 5, 9] -> [[3, 5], [9, 9]]: message numbers as inclusive runs."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    return runs
 
 
 def _numbers(runs: list[list[int]]) -> list[int]:
@@ -91,7 +80,7 @@ def memory_state(memory) -> dict:
     :func:`restore` checks.
     """
     state = {"memory": memory.name, "unit": memory.unit, "added": memory.added,
-             "turns": _runs([m.number for m in memory.turns])}
+             "turns": number_runs([m.number for m in memory.turns])}
     if measure_name(memory.measure):
         state["measure"] = measure_name(memory.measure)
     if getattr(memory, "count", "text") != "text":        # older states: always "text"

@@ -41,7 +41,7 @@ from types import SimpleNamespace
 from kit.fence import defuse, fence
 from kit.llm import fact_listing_summariser
 from kit.memory import CompactionError, SummaryMemory
-from kit.messages import indent_continuation, render
+from kit.messages import indent_continuation, number_runs, render
 from kit.rag.citations import CitationResult, markers_to_ids, number_chunks, parse_citations
 from kit.rag.guardrail import GuardrailResult, check_citations, refuse
 from kit.rag.metrics import Metrics
@@ -160,12 +160,7 @@ def _provenance(memory) -> str:
     parts = ["summary of earlier messages"] if getattr(memory, "summary", "") else []
     shown = getattr(memory, "context_numbers", None)
     numbers = list(shown()) if callable(shown) else [t.number for t in memory.turns]
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
+    runs = number_runs(numbers)
     if runs:
         parts.append("messages " + ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs))
     return "conversation memory: " + ", ".join(parts)
