@@ -3,6 +3,10 @@
 nbval skips a cell tagged `nbval-skip` with no reason, so `pytest -rs` would list it as
 "nbval/plugin.py: Skipped"; this names the notebook and cell instead.
 """
+import os
+import sys
+from pathlib import Path
+
 import pytest
 
 
@@ -49,35 +53,28 @@ def pytest_xdist_auto_num_workers(config):
     """`-n auto`: one worker more than the cores. Many tests wait on what they started
     (worker processes, kernels, servers, a lease running out) with a core idle; a third
     worker on two cores takes the suite from about 2 min 45 s to about 2 min 10 s."""
-    import os
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None                      # xdist reads the number set there
     return (os.cpu_count() or 1) + 1
 
 
-KERNEL_STARTS = 3       # tries to start a notebook's kernel before its cells error
-
-
 def pytest_configure(config):
-    """A kernel that dies before it answers (jupyter_client picks its five ports, then the
-    kernel binds them: with tests starting servers on free ports beside it, another
-    process can take one in between) is started again, up to KERNEL_STARTS times. Only
-    the start is retried, never a cell: what a notebook computes decides its tests."""
+    """A kernel that dies before it answers (a port taken between jupyter_client's choice
+    and the kernel's bind) is started again: nbval's start goes through
+    ``tools/lessons.py``'s :func:`kernel_started`. Only the start is retried, never a cell:
+    what a notebook computes decides its tests."""
     try:
         import nbval.kernel as kernel
     except ImportError:
         return
     if getattr(kernel.start_new_kernel, "retried", False):
         return
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+    from lessons import kernel_started
     start = kernel.start_new_kernel
 
     def start_new_kernel(*args, **kwargs):
-        for attempt in range(1, KERNEL_STARTS + 1):
-            try:
-                return start(*args, **kwargs)
-            except RuntimeError as error:
-                if "before replying" not in str(error) or attempt == KERNEL_STARTS:
-                    raise
+        return kernel_started(lambda: start(*args, **kwargs))
 
     start_new_kernel.retried = True
     kernel.start_new_kernel = start_new_kernel

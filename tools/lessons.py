@@ -192,9 +192,23 @@ def learner_version(nb: nbformat.NotebookNode, name: str | None = None) -> nbfor
 KERNEL_STARTS = 3    # tries to start a kernel (one that dies before it answers: a port race)
 
 
+def kernel_started(start):
+    """``start()``, called again while the kernel it starts dies before it answers
+    (jupyter_client picks the kernel's ports, then the kernel binds them: another process
+    can take one in between), up to KERNEL_STARTS times. Used for nbclient here and for
+    nbval's kernel in conftest.py; only the start is retried, never a cell."""
+    for attempt in range(1, KERNEL_STARTS + 1):
+        try:
+            return start()
+        except RuntimeError as error:
+            if "before replying" not in str(error) or attempt == KERNEL_STARTS:
+                raise
+    raise AssertionError("unreachable")
+
+
 def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
     """Execute `nb` in place in a fresh `python3` kernel started in `cwd`; return it.
-    A kernel that dies before it answers is started again (KERNEL_STARTS tries).
+    A kernel that dies before it answers is started again (:func:`kernel_started`).
 
     The kernel imports `kit` from this checkout (repo root first on PYTHONPATH).
     With allow_errors=False the first error in a cell not tagged
@@ -203,17 +217,10 @@ def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbf
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    for attempt in range(1, KERNEL_STARTS + 1):
-        client = NotebookClient(
-            nb, timeout=CELL_TIMEOUT, kernel_name="python3", allow_errors=allow_errors,
-            record_timing=False, resources={"metadata": {"path": str(cwd)}},
-        )
-        try:
-            return client.execute(env=env)
-        except RuntimeError as error:     # the kernel died before it answered: no cell ran
-            if "before replying to kernel_info" not in str(error) or attempt == KERNEL_STARTS:
-                raise
-    raise AssertionError("unreachable")
+    return kernel_started(lambda: NotebookClient(
+        nb, timeout=CELL_TIMEOUT, kernel_name="python3", allow_errors=allow_errors,
+        record_timing=False, resources={"metadata": {"path": str(cwd)}},
+    ).execute(env=env))
 
 
 def error_output(cell: nbformat.NotebookNode) -> nbformat.NotebookNode | None:

@@ -821,7 +821,7 @@ def check_chatbot_turn(cls: object) -> None:
     search error swallowed instead of propagated; a model call when nothing was
     retrieved; one result object reused across asks.
     """
-    passed("chatbot turn", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
+    passed("chatbot turn", judge(_all_parts, cls, MECHANISM, RULES))
 
 
 def _all_parts(cls: object) -> int:
@@ -873,8 +873,7 @@ RULES = (
                                             "the ids of the chunks shown and the ids the "
                                             "draft's valid markers cite"),
 )
-_DEFAULT = "the rules of the spec above the exercise"
-_judged = judged(MECHANISM, RULES, _DEFAULT)
+_judged = judged(MECHANISM, RULES)
 check_chatbot_turn_correctness = _judged(check_chatbot_turn_correctness)
 check_chatbot_turn_failure_safety = _judged(check_chatbot_turn_failure_safety)
 check_chatbot_turn_edge_cases = _judged(check_chatbot_turn_edge_cases)

@@ -32,6 +32,7 @@ from kit.checks import CheckFailed
 
 __all__ = ["judge", "judged", "matching", "split", "answer_name", "blamed", "NEUTRAL"]
 
+SPEC_RULES = "the rules of the spec above the exercise"   # the rule when none matches
 NEUTRAL = "Rule:"                        # what a neutral box puts before the rule it states
 _SEEN: dict[tuple, str | None] = {}      # (check, mechanism, mistake) -> its normalised head
 _ANSWER = "<answer>"
@@ -113,7 +114,7 @@ def _message(check: Callable, mechanisms: Sequence[str], rules: Sequence[tuple[s
 
 
 def judge(check: Callable, answer: object, mechanisms: str | Sequence[str],
-          rules: Sequence[tuple[str, str]] = (), default: str = "see the spec of the exercise"):
+          rules: Sequence[tuple[str, str]] = (), default: str = SPEC_RULES):
     """``check(answer)``; on :class:`CheckFailed`, the same exception re-raised with its
     hint kept only if a registered mistake of ``mechanisms`` reproduces the failure (see the
     module's docstring), else a neutral message stating the rule (``rules``: ``(regex,
@@ -128,7 +129,7 @@ def judge(check: Callable, answer: object, mechanisms: str | Sequence[str],
 
 
 def judged(mechanisms: str | Sequence[str], rules: Sequence[tuple[str, str]] = (),
-           default: str = "see the spec of the exercise") -> Callable[[Callable], Callable]:
+           default: str = SPEC_RULES) -> Callable[[Callable], Callable]:
     """Decorator: the check, run through :func:`judge`; the undecorated one is ``.raw``."""
     def wrap(check: Callable) -> Callable:
         @functools.wraps(check)

@@ -514,7 +514,6 @@ RULES = (
                                         "reduce batch of two or more; a lone summary is "
                                         "carried up without a call"),
 )
-_DEFAULT = "the rules of the spec above the exercise"
 
 
 def check_map_reduce(map_reduce: Callable) -> None:
@@ -531,7 +530,7 @@ def check_map_reduce(map_reduce: Callable) -> None:
     too large for any prompt not refused with a ValueError naming it, and a changed
     ``items`` list. A failure the learner's code catches is still reported.
     """
-    passed("map_reduce", judge(_all_parts, map_reduce, MECHANISM, RULES, _DEFAULT))
+    passed("map_reduce", judge(_all_parts, map_reduce, MECHANISM, RULES))
 
 
 def _all_parts(map_reduce: Callable) -> int:
@@ -541,7 +540,7 @@ def _all_parts(map_reduce: Callable) -> int:
         check_map_reduce_edge_cases, check_map_reduce_complexity))
 
 
-_judged = judged(MECHANISM, RULES, _DEFAULT)
+_judged = judged(MECHANISM, RULES)
 check_map_reduce_correctness = _judged(check_map_reduce_correctness)
 check_map_reduce_failure_safety = _judged(check_map_reduce_failure_safety)
 check_map_reduce_edge_cases = _judged(check_map_reduce_edge_cases)

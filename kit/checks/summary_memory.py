@@ -782,8 +782,7 @@ RULES = (
     (r"context\(\)", "context() holds the system prompt, the summary and the verbatim turns, "
                       "in that order"),
 )
-_DEFAULT = "the rules of the spec above the exercise"
-_judged = judged(MECHANISM, RULES, _DEFAULT)
+_judged = judged(MECHANISM, RULES)
 check_summary_memory_correctness = _judged(check_summary_memory_correctness)
 check_summary_memory_failure_safety = _judged(check_summary_memory_failure_safety)
 check_summary_memory_edge_cases = _judged(check_summary_memory_edge_cases)
@@ -811,7 +810,7 @@ def check_summary_memory(cls: Callable[..., object]) -> None:
     the summary instead of updating it, compacting within the budget (or at it), a
     swallowed or unchained summariser error, and a memory that ignores the measure.
     """
-    passed("summary memory", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
+    passed("summary memory", judge(_all_parts, cls, MECHANISM, RULES))
 
 
 def _all_parts(cls: object) -> int:

@@ -527,8 +527,7 @@ RULES = (
     (r"measure", "rule 5: the measure is called once for the system prompt and once per add; "
                  "size, context() and messages() never call it"),
 )
-_DEFAULT = "the rules of the spec above the exercise"
-_judged = judged(MECHANISM, RULES, _DEFAULT)
+_judged = judged(MECHANISM, RULES)
 check_token_window_correctness = _judged(check_token_window_correctness)
 check_token_window_edge_cases = _judged(check_token_window_edge_cases)
 check_token_window_failure_safety = _judged(check_token_window_failure_safety)
@@ -559,7 +558,7 @@ def check_token_window(cls: object) -> None:
     before refusing it, the ``turns[-0:]`` slice, returning the internal list, and
     counting role labels in ``size``.
     """
-    passed("token window", judge(_all_parts, cls, MECHANISM, RULES, _DEFAULT))
+    passed("token window", judge(_all_parts, cls, MECHANISM, RULES))
 
 
 def _all_parts(cls: object) -> int:

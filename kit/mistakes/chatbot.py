@@ -33,6 +33,9 @@ class _Turn:
     def query(self, history, question):
         return rewrite_query(self.llm, history, question).query
 
+    def search(self, query):
+        return self.retriever.search(query, self.top_k)
+
     def prompt(self, history, chunks, question, query):
         return build_answer_prompt(history, chunks, question)
 
@@ -51,7 +54,7 @@ class _Turn:
         memory = self.memory(session_id)
         history = memory.context()
         query = self.query(history, question)
-        chunks = self.retriever.search(query, self.top_k)
+        chunks = self.search(query)
         if chunks:
             verdict, cited, _ = self.answer(history, chunks, question, query)
         else:
@@ -304,22 +307,11 @@ class RewriteFallbackOnTimeoutOnly(_Turn):
          "the refusal is saved in memory, and the caller cannot retry or count the error",
          "a failed search is not 'nothing retrieved'")
 class SwallowsSearchError(_Turn):
-    def ask(self, session_id, question):
-        memory = self.memory(session_id)
-        history = memory.context()
-        query = self.query(history, question)
+    def search(self, query):
         try:
-            chunks = self.retriever.search(query, self.top_k)
+            return self.retriever.search(query, self.top_k)
         except Exception:
-            chunks = []
-        if chunks:
-            verdict, cited, _ = self.answer(history, chunks, question, query)
-        else:
-            verdict, cited = refuse(NOTHING_RETRIEVED), ()
-        memory.add("user", question)
-        memory.add("assistant", self.saved(verdict.answer, chunks))
-        return {"answer": verdict.answer, "query": query,
-                "chunk_ids": [c.id for c in chunks], "cited_ids": list(cited)}
+            return []
 
 
 @mistake(MECHANISM, "result-reused",
