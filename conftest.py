@@ -1,10 +1,13 @@
-"""Repository-wide pytest hook: a skipped lesson cell says why it was skipped.
+"""Repository-wide pytest hooks: the scheduling of notebooks under xdist, their kernels, and
+a skipped lesson cell that says why it was skipped.
 
 nbval skips a cell tagged `nbval-skip` with no reason, so `pytest -rs` would list it as
 "nbval/plugin.py: Skipped"; this names the notebook and cell instead.
 """
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -59,10 +62,23 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_configure(config):
-    """A kernel that dies before it answers (a port taken between jupyter_client's choice
-    and the kernel's bind) is started again: nbval's start goes through
-    ``tools/lessons.py``'s :func:`kernel_started`. Only the start is retried, never a cell:
-    what a notebook computes decides its tests."""
+    """Notebook kernels for the tests.
+
+    - Each test process gives its kernels an IPython directory of their own, with history
+      kept in memory: a learner's own IPython startup files and configuration cannot change
+      what a lesson prints under test, and kernels running side by side never share one
+      history database.
+    - A kernel that fails to answer is started again: nbval's start goes through
+      ``tools/lessons.py``'s :func:`kernel_started` (KERNEL_STARTS tries of KERNEL_STARTUP
+      seconds each; nbval's own startup-timeout option is not used). Only the start is
+      retried, never a cell: what a notebook computes decides its tests.
+    """
+    ipython_dir = Path(tempfile.mkdtemp(prefix="kit-tests-ipython-"))
+    (ipython_dir / "profile_default").mkdir()
+    (ipython_dir / "profile_default" / "ipython_config.py").write_text(
+        "c.HistoryManager.hist_file = ':memory:'\n")
+    os.environ["IPYTHONDIR"] = str(ipython_dir)
+    config.add_cleanup(lambda: shutil.rmtree(ipython_dir, ignore_errors=True))
     try:
         import nbval.kernel as kernel
     except ImportError:
@@ -74,7 +90,8 @@ def pytest_configure(config):
     start = kernel.start_new_kernel
 
     def start_new_kernel(*args, **kwargs):
-        return kernel_started(lambda: start(*args, **kwargs))
+        return kernel_started(lambda startup: start(*args, **{**kwargs,
+                                                              "startup_timeout": startup}))
 
     start_new_kernel.retried = True
     kernel.start_new_kernel = start_new_kernel

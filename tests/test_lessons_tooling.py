@@ -439,27 +439,56 @@ def test_the_lab_of_the_environment_does_not_ask_about_news(tmp_path):
     assert written["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
 
 
-def test_a_kernel_that_dies_before_it_answers_is_started_again(monkeypatch):
+@pytest.mark.parametrize("failure", ["Kernel died before replying to kernel_info",
+                                     "Kernel didn't respond in 30 seconds"])
+def test_a_kernel_that_fails_to_answer_is_started_again(monkeypatch, failure):
     """lessons.run starts the kernel again when it died before replying (a port taken
-    between jupyter_client's choice and the kernel's bind); any other error is raised."""
+    between jupyter_client's choice and the kernel's bind) or never answered, each try
+    waiting KERNEL_STARTUP seconds, up to KERNEL_STARTS tries; any other error is raised."""
     import nbformat
     from nbclient import NotebookClient
-    execute, calls = NotebookClient.execute, []
+    execute, waits = NotebookClient.execute, []
 
     def flaky(self, **kwargs):
-        calls.append(1)
-        if len(calls) == 1:
-            raise RuntimeError("Kernel died before replying to kernel_info")
+        waits.append(self.startup_timeout)
+        if len(waits) < lessons.KERNEL_STARTS:
+            raise RuntimeError(failure)
         return execute(self, **kwargs)
 
     monkeypatch.setattr(NotebookClient, "execute", flaky)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
     done = lessons.run(nb, ROOT)
-    assert len(calls) == 2 and done.cells[0].outputs[0].text == "42\n"
+    assert waits == [lessons.KERNEL_STARTUP] * lessons.KERNEL_STARTS
+    assert done.cells[0].outputs[0].text == "42\n"
+
+    def hopeless(self, **kwargs):
+        waits.append(self.startup_timeout)
+        raise RuntimeError(failure)
+
+    waits.clear()
+    monkeypatch.setattr(NotebookClient, "execute", hopeless)
+    with pytest.raises(RuntimeError, match=failure.split(" in ")[0]):
+        lessons.run(nb, ROOT)
+    assert len(waits) == lessons.KERNEL_STARTS
 
     def broken(self, **kwargs):
+        waits.append(self.startup_timeout)
         raise RuntimeError("something else")
 
+    waits.clear()
     monkeypatch.setattr(NotebookClient, "execute", broken)
     with pytest.raises(RuntimeError, match="something else"):
         lessons.run(nb, ROOT)
+    assert len(waits) == 1
+
+
+def test_test_kernels_keep_their_ipython_state_to_themselves():
+    """Under pytest a kernel reads an IPython directory of the test run's own, not the
+    learner's (their startup files cannot change a lesson's output), with history kept in
+    memory (kernels side by side share no history database)."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os\nip = get_ipython()\n"
+        "print(ip.history_manager.hist_file, ip.profile_dir.location.startswith("
+        "os.environ['IPYTHONDIR']), os.environ['IPYTHONDIR'] != os.path.expanduser('~/.ipython'))")])
+    assert lessons.run(nb, ROOT).cells[0].outputs[0].text == ":memory: True True\n"

@@ -189,26 +189,31 @@ def learner_version(nb: nbformat.NotebookNode, name: str | None = None) -> nbfor
     return learner
 
 
-KERNEL_STARTS = 3    # tries to start a kernel (one that dies before it answers: a port race)
+KERNEL_STARTS = 3    # tries to start a kernel before its notebook fails
+KERNEL_STARTUP = 30  # seconds a try waits for the kernel's first answer (about 1 s when idle)
 
 
 def kernel_started(start):
-    """``start()``, called again while the kernel it starts dies before it answers
-    (jupyter_client picks the kernel's ports, then the kernel binds them: another process
-    can take one in between), up to KERNEL_STARTS times. Used for nbclient here and for
-    nbval's kernel in conftest.py; only the start is retried, never a cell."""
+    """``start(timeout)``, called again while the kernel it starts fails to answer, up to
+    KERNEL_STARTS times, each try waiting at most KERNEL_STARTUP seconds. A kernel can die
+    before it answers (jupyter_client picks the kernel's ports, then the kernel binds them:
+    another process can take one in between) or, rarely, start and never answer; either
+    way jupyter_client shuts it down and raises, and a new one is started. Used for
+    nbclient here and for nbval's kernel in conftest.py; only the start is retried, never a
+    cell: what a notebook computes decides its tests."""
     for attempt in range(1, KERNEL_STARTS + 1):
         try:
-            return start()
+            return start(KERNEL_STARTUP)
         except RuntimeError as error:
-            if "before replying" not in str(error) or attempt == KERNEL_STARTS:
+            failed_start = "before replying" in str(error) or "didn't respond" in str(error)
+            if not failed_start or attempt == KERNEL_STARTS:
                 raise
     raise AssertionError("unreachable")
 
 
 def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
     """Execute `nb` in place in a fresh `python3` kernel started in `cwd`; return it.
-    A kernel that dies before it answers is started again (:func:`kernel_started`).
+    A kernel that fails to answer is started again (:func:`kernel_started`).
 
     The kernel imports `kit` from this checkout (repo root first on PYTHONPATH).
     With allow_errors=False the first error in a cell not tagged
@@ -217,9 +222,10 @@ def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbf
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return kernel_started(lambda: NotebookClient(
-        nb, timeout=CELL_TIMEOUT, kernel_name="python3", allow_errors=allow_errors,
-        record_timing=False, resources={"metadata": {"path": str(cwd)}},
+    return kernel_started(lambda startup: NotebookClient(
+        nb, timeout=CELL_TIMEOUT, startup_timeout=startup, kernel_name="python3",
+        allow_errors=allow_errors, record_timing=False,
+        resources={"metadata": {"path": str(cwd)}},
     ).execute(env=env))
 
 
