@@ -81,7 +81,7 @@ def rebuilt_file(path, session_id, words):
 @pytest.mark.parametrize("answer", [kits_forget, rebuilt_file])
 def test_two_designs_of_forget_pass(answer, capsys):
     check_forget(answer)
-    assert capsys.readouterr().out.startswith("PASS forget_words: 4 cases")
+    assert capsys.readouterr().out.startswith("PASS forget_words: 6 cases")
 
 
 def escaped(text, source):
@@ -93,3 +93,21 @@ def escaped(text, source):
 def test_two_designs_of_fence_pass(answer, capsys):
     check_fence(answer)
     assert capsys.readouterr().out.startswith("PASS fence: 32 cases")
+
+
+def forgets_every_text_of_the_session(path, session_id, words):
+    """Over-forgets for another reason than matching inside words: the kit's forget,
+    then every other text of the session replaced too."""
+    kits_forget(path, session_id, words)
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE messages SET content = '[forgotten]' WHERE session_id = ?",
+                   (session_id,))
+    db.close()
+
+
+def test_an_over_forget_that_is_no_substring_match_is_not_blamed_on_one():
+    with pytest.raises(CheckFailed) as failure:
+        check_forget(forgets_every_text_of_the_session)
+    assert "Rule: every message naming a word loses its text" in str(failure.value)
+    assert "matched inside other words" not in str(failure.value)

@@ -8,7 +8,8 @@ fact of the session naming one goes, the session's saved state (the running summ
 goes, other messages, facts and sessions stay as they were, and **no byte** of the
 database, its ``-wal`` or ``-shm`` still holds a word. It plants secrets in fresh
 files, calls the function, then reads the store and scans the raw files
-(:mod:`kit.longterm.forget_scan`).
+(:mod:`kit.longterm.forget_scan`). One case forgets a short name ("Eve") that other
+words contain ("every", "evening"): those messages stay.
 
 :func:`check_fence` checks ``fence(text, source)``: the text as quoted data between
 ``<quoted-data source="...">`` and ``</quoted-data>`` (the kit's markers, which the
@@ -42,7 +43,13 @@ __all__ = ["check_forget", "check_fence", "FORGET", "FENCE"]
 
 FORGET, FENCE = "forget", "fence"
 _ALICE = ["I moved to Lisbon last year.", "Noted.", "I'm allergic to penicillin, privately.",
-          "Understood, penicillin noted.", "I play the cello.", "Lovely."]
+          "Understood, penicillin noted.", "I play the cello.", "Lovely.",
+          "Eve from the choir told me about her divorce.", "That must be hard for Eve.",
+          "We still rehearse every evening.", "Sounds lovely."]
+# (words to forget, the word the raw files are scanned for): "Eve" sits inside "every"
+# and "evening", so only a whole-word match keeps those messages
+_CASES = ((["penicillin"], "penicillin"), (["Penicillin", "nothing-said"], "penicillin"),
+          (["eve"], "eve"))
 _BOB = ["Aspirin is fine for me.", "Good to know."]
 
 
@@ -87,13 +94,29 @@ def _observe(path: str) -> dict:
                 "state": "" if state is None else str(state)}
 
 
+def _names(text: str, words: list[str]) -> bool:
+    """Whether ``text`` names one of ``words`` as a whole word, any case."""
+    return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.I) for w in words)
+
+
+def _bytes_hold(path: str, word: str) -> bool:
+    """Whether the raw file holds ``word``: anywhere for a long word (its spellings:
+    :func:`~kit.longterm.forget_scan.file_holds`), as a whole word for a short one that
+    other words contain ("eve" in "every")."""
+    if len(word) > 3:
+        return file_holds(path, word)
+    with open(path, "rb") as f:
+        data = f.read().lower()
+    return re.search(rb"(?<![a-z0-9])" + word.encode() + rb"(?![a-z0-9])", data) is not None
+
+
 def check_forget(forget_words: Callable) -> None:
     """Check ``forget_words(path, session_id, words)``; print one pass line or raise
     CheckFailed naming the case and the rule broken."""
     cases = 0
     for wal in (False, True):
         kind = "a write-ahead-log file" if wal else "a rollback-journal file"
-        for words in (["penicillin"], ["Penicillin", "nothing-said"]):
+        for words, secret in _CASES:
             with tempfile.TemporaryDirectory() as folder:
                 path = _plant(folder, wal)
                 shown = f"forget_words(<{kind}>, 'alice', {words!r})"
@@ -101,30 +124,38 @@ def check_forget(forget_words: Callable) -> None:
                              shown=shown)
                 got = _observe(path)
                 left = [p.rsplit(os.sep, 1)[-1] for p in sqlite_files(path)
-                        if file_holds(p, "penicillin") and not p.endswith("-journal")]
+                        if _bytes_hold(p, secret) and not p.endswith("-journal")]
             case = f"Case: {shown}, after the call"
             expect(len(got["alice"]) == len(_ALICE), f"{case}: alice should still have "
                    f"{len(_ALICE)} messages (texts replaced, numbers kept), got "
                    f"{len(got['alice'])}. Rule: a forget replaces texts, it does not renumber.")
-            kept = [t for t in _ALICE if "penicillin" not in t.lower()]
-            expect(all("penicillin" not in t.lower() for t in got["alice"]) and
-                   all(t in got["alice"] for t in kept),
+            kept = [t for t in _ALICE if not _names(t, words)]
+            wiped = [t for t in kept if t not in got["alice"]]
+            named = [t for t in got["alice"] if _names(t, words)]
+            inside = bool(wiped) and not named and all(
+                any(w.lower() in t.lower() for w in words) for t in wiped)
+            expect(not inside, f"{case}: alice's messages are {got['alice']!r:.300}. "
+                   f"Hint: {wiped[0]!r} never names {words[0]!r}, yet it was forgotten: the "
+                   f"word was matched inside other words; match whole words (SQL LIKE "
+                   f"'%{words[0]}%' matches inside them)." if inside else "")
+            expect(not named and not wiped,
                    f"{case}: alice's messages are {got['alice']!r:.300}. Rule: every message "
                    f"naming a word loses its text, the others stay as they were.")
             expect(got["bob"] == _BOB, f"{case}: bob's messages are {got['bob']!r:.200}. "
                    f"Rule: a forget touches the session it names only.")
-            expect(sorted(got["facts"]) == ["Lisbon", "cello"],
+            facts = sorted(v for v in ("Lisbon", "cello", "penicillin") if not _names(v, words))
+            expect(sorted(got["facts"]) == facts,
                    f"{case}: alice's facts are {got['facts']!r}. Hint: the facts table still "
                    f"holds what was forgotten: delete the session's facts naming a word."
-                   if "penicillin" in got["facts"] else
-                   f"{case}: alice's facts are {got['facts']!r}, should be ['Lisbon', "
-                   f"'cello']. Rule: only the facts naming a word go.")
-            expect("penicillin" not in got["state"].lower(), f"{case}: the saved state is "
+                   if any(_names(v, words) for v in got["facts"]) else
+                   f"{case}: alice's facts are {got['facts']!r}, should be {facts!r}. "
+                   f"Rule: only the facts naming a word go.")
+            expect(not _names(got["state"], words), f"{case}: the saved state is "
                    f"{got['state']!r:.120}. Hint: the saved summary (session_state) still "
                    f"holds it: a summary is derived from the turns, so delete it and rebuild "
                    f"it from the remaining ones, never edit it.")
             expect(not left, f"{case}: every query is clean, but the raw bytes of "
-                   f"{', '.join(left)} still hold 'penicillin'. Hint: the rows are gone but "
+                   f"{', '.join(left)} still hold {secret!r}. Hint: the rows are gone but "
                    f"the file's bytes still hold the text: PRAGMA secure_delete=ON before the "
                    f"writes, then VACUUM, and a WAL checkpoint with TRUNCATE.")
             cases += 1

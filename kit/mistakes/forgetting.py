@@ -8,6 +8,7 @@ Each is the kit's own answer with one thing left out.
 """
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from kit.longterm.forget import FORGOTTEN, topic_pattern
@@ -15,11 +16,13 @@ from kit.longterm.injection import FENCE_CLOSE, FENCE_OPEN
 from kit.mistakes import mistake
 
 __all__ = ["forget_misses_summary", "forget_leaves_bytes", "forget_misses_facts",
-           "unfenced_recall", "closable_fence"]
+           "forget_inside_words", "unfenced_recall", "closable_fence"]
 
 
-def _forget(path: str, session_id: str, words, *, state=True, facts=True, scrub=True) -> None:
-    pattern = topic_pattern(words)
+def _forget(path: str, session_id: str, words, *, state=True, facts=True, scrub=True,
+            whole=True) -> None:
+    pattern = (topic_pattern(words) if whole else
+               re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE))
     db = sqlite3.connect(path)
     try:
         with db:
@@ -73,6 +76,16 @@ def forget_leaves_bytes(path, session_id, words):
          hint="the facts table still holds what was forgotten")
 def forget_misses_facts(path, session_id, words):
     _forget(path, session_id, words, facts=False)
+
+
+@mistake("forget", "forget-inside-words",
+         what="a message is forgotten when a word occurs anywhere in it, as SQL's LIKE "
+              "'%word%' matches, not as a whole word",
+         why="forgetting a short name wipes every message with a longer word that holds "
+             "it ('Eve' in 'every', 'evening'): what the user never asked to forget is lost",
+         hint="the word was matched inside other words")
+def forget_inside_words(path, session_id, words):
+    _forget(path, session_id, words, whole=False)
 
 
 @mistake("fence", "unfenced-recall",
