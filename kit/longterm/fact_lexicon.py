@@ -64,7 +64,10 @@ CANCEL_VERBS = (
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
     r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
     r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
-    r"withdr[ae]w|backed\s+out\s+of|pulled\s+the\s+plug\s+on|ditch(?:ed|ing)?|nix(?:ed|ing)?")
+    r"withdr(?:aw|ew|awn|awing|aws)|back(?:s|ed|ing)?\s+out(?:\s+of)?|"
+    r"pull(?:s|ed|ing)?(?:\s+the\s+plug)?(?!\s+(?:up|over|in|into|through|off|apart)\b)|"
+    r"ditch(?:ed|ing)?|nix(?:ed|ing)?|revok(?:e|ed|ing)|rescind(?:ed|ing)?|"
+    r"chang(?:e|ed|ing)\s+(?:my|our)\s+minds?\s+(?:about|on)|forget(?:\s+about)?")
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
@@ -83,6 +86,8 @@ CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
     r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
     r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
+    r"(?:bye[\s-])?bye(?:\s+to)?|so\s+long|"
+    r"from(?=(?:\s+\S+){1,4}?\s+(?:to|into)\s)|"
     r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with")
 # sentence openers and other capitalised words that are never a name
 COMMON_WORDS = set("""
@@ -116,3 +121,44 @@ def _letters(test) -> str:
 
 # a name's letters: "Zürich", "São Paulo", "İstanbul", "Kraków" (inside a character class)
 CAPITALS, SMALL_LETTERS = _letters(str.isupper), _letters(str.islower)
+
+
+# -- the principles' word lists (kit.longterm.fact_scope) --------------------------------
+# what a negation governs when it is an intensifier or an idiom, not a denial of the link
+# between the speaker and a value: "can't believe", "couldn't be happier", "not bad"
+NEGATED_ATTITUDES = (
+    r"believe|imagine|wait|complain|thank|recommend|stress|deny|lie|lying|regret|doubt|"
+    r"wonder|forget|mind|get\s+over|help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
+    r"(?:be|been|feel|felt|get|got|have\s+been)\s+(?:any\s+)?(?:happier|better|prouder|"
+    r"gladder|more|less)|bad|too\s+bad|half\s+bad|only|just|long\s+ago|that\s+long|"
+    r"(?:a|one)\s+(?:single\s+)?(?:day|week|moment)")
+# people and animals: a negation or a predicate whose subject is one of them is another
+# agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
+AGENTS = (
+    r"he|she|they|someone|somebody|everyone|everybody|nobody|people|friend|friends|boss|"
+    r"manager|colleague|colleagues|coworker|coworkers|mum|mom|mother|dad|father|parents|"
+    r"brother|brothers|sister|sisters|sis|partner|husband|wife|boyfriend|girlfriend|"
+    r"fianc[eé]e?|son|daughter|kids?|children|child|baby|cousin|aunt|uncle|grandma|grandpa|"
+    r"grandmother|grandfather|neighbou?rs?|flatmate|roommate|housemate|landlord|landlady|"
+    r"doctor|teacher|dog|dogs|pup|puppy|cat|cats|kitten|pet|shop|store|seller|courier")
+# a value said under these is a wish, a condition or a possibility, not a stated fact
+# ("If I moved to Berlin", "I might move to Oslo", "I'd love to live in Rome")
+HYPOTHETICAL = (
+    r"if|unless|whether|might|may|could|would|should|maybe|perhaps|possibly|someday|"
+    r"one\s+day|wish|hope|hoping|dream(?:ing)?\s+(?:of|about)|consider(?:ing)?|"
+    r"(?:thinking|thought)\s+(?:of|about)|plan(?:s|ning)?\s+to|wants?\s+to|wanted\s+to|"
+    r"would\s+love\s+to|'d")
+# attributes that a wish or a would-choice states ("If I could drink one thing, it'd be chai")
+PREFERENCES = {"favourite drink"}
+# attributes whose value names an agent (a person, a pet): negating what it does never
+# denies its name; only a negated naming word does ("Rex isn't his name")
+AGENT_NAMES = {"sister's name": "sister|sisters|sis|called|named|name",
+               "dog's name": "dog|dogs|doggy|puppy|pup|pooch|called|named|name"}
+# auxiliaries that open a yes/no question: "Should I move to Oslo?" asks, states nothing
+QUESTION_OPENERS = {"do", "does", "did", "is", "am", "are", "was", "were", "have", "has",
+                    "had", "should", "could", "would", "will", "can", "shall", "may", "might",
+                    "must", "isn't", "aren't", "don't", "doesn't", "didn't", "haven't",
+                    "hasn't", "won't", "wouldn't", "shouldn't", "can't", "couldn't"}
+# verbs that embed the speaker's statement in a question ("Did I tell you I moved to Lisbon?")
+EMBEDDING_VERBS = (r"know|knew|tell|told|mention(?:ed)?|hear|heard|guess|believe|remember|"
+                   r"realis(?:e|ed)|realiz(?:e|ed)|see|saw|notice(?:d)?")

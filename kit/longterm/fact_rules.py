@@ -53,9 +53,12 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
-from kit.longterm.fact_lexicon import (ATTRIBUTES, CANCEL_VERBS, CAPITALS, CHANGE_VERBS,
-                                       COMMON_WORDS, CUES, LEAVE_VERBS, NAME_PREFIXES,
-                                       ORGANISATIONS, SMALL_LETTERS, SUBJECT_CHANGES)
+from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
+                                       CHANGE_VERBS, COMMON_WORDS, CUES, LEAVE_VERBS,
+                                       NAME_PREFIXES, ORGANISATIONS, PREFERENCES, SMALL_LETTERS,
+                                       SUBJECT_CHANGES)
+from kit.longterm.fact_scope import (NEGATION, Markers, asks, denying_negation, ordinary_word,
+                                     refers_back)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -83,8 +86,6 @@ _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\
                       r"just\s+|been\s+)?$", re.I)
 _SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
-                       r"no\s+more|any\s*more)\b|n't\b", re.I)
 _UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
                      r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
                      r"thinking\s+(?:of|about)|"
@@ -109,19 +110,22 @@ _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although
 _OBJECT_WORD = re.compile(r"\S+")
 _OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
                 "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
+LEAVABLE = ("home city", "employer")   # stored values a change may name alone (``known``)
 _OBJECT_WORDS = 5               # at most this many words between a change verb and its object
 
 
-def _clauses(sentence: str) -> tuple[list[int], list[bool]]:
-    """``(clause ends, negated)``: a clause is negated by a negation that no later
+def _clauses(sentence: str) -> tuple[list[int], list[int]]:
+    """``(clause ends, negations)``: where the negation that denies in each clause is
+    (:func:`~kit.longterm.fact_scope.denying_negation`; -1 for none): one that no later
     negative word of the clause turns back."""
     ends = [m.start() for m in _CLAUSE_END.finditer(sentence)] + [len(sentence)]
-    negated, start = [], 0
+    negations, start = [], 0
     for end in ends:
-        no = _NEGATION.search(sentence, start, end)
-        negated.append(no is not None and _TURN_BACK.search(sentence, no.end(), end) is None)
+        no = denying_negation(sentence, start, end)
+        negations.append(no.start() if no is not None and _TURN_BACK.search(
+            sentence, no.end(), end) is None else -1)
         start = end + 1
-    return ends, negated
+    return ends, negations
 
 
 def _clause(ends: list[int], position: int) -> tuple[int, int]:
@@ -153,14 +157,25 @@ def _object(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int,
     return None
 
 
+def _opens(sentence: str, position: int) -> bool:
+    """True if ``position`` opens the sentence or a clause after ":", ";" or a quote."""
+    i = position - 1
+    while i >= 0 and sentence[i].isspace():
+        i -= 1
+    return i < 0 or sentence[i] in ':;"(\u201c'
+
+
 def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
-    """Every capitalised run of the sentence, its leading common words, cue words and
-    speakers (``stop``) left out (a prefix of a place name, "New", kept before a name:
-    "New York"): ``(name, position)`` in order."""
+    """Every capitalised run of the sentence, its leading common words, cue words,
+    speakers (``stop``) and, opening the sentence, a word English knows only as no noun
+    ("Really", :func:`~kit.longterm.fact_scope.ordinary_word`) left out (a prefix of a
+    place name, "New", kept before a name: "New York"): ``(name, position)`` in order."""
     found = []
     for match in _NAME.finditer(sentence):
         words, start, i = match.group().split(" "), match.start(), 0
-        while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF):
+        opening = _opens(sentence, start)
+        while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF
+                                  or (i == 0 and opening and ordinary_word(words[0]))):
             if words[i] in NAME_PREFIXES and i + 1 < len(words) \
                     and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
                 break                              # "New York", "Long Beach": one name
@@ -174,32 +189,46 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
     return found
 
 
-def _sentence(sentence: str, stop: set[str], topic: str | None
+def _held(known: dict[str, str], name: str) -> str | None:
+    """The attribute of a stored value (``known``: lower-case words -> attribute) that
+    ``name`` names whole or by its first words ("Brightwater" for "Brightwater Labs")."""
+    return known.get(" ".join(re.findall(r"\w+", name.lower()))) if known else None
+
+
+def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str, str]
               ) -> tuple[list[tuple[int, str, str, bool]], str | None]:
     """``(position, attribute, value, denied)`` of one sentence, in order, and the
-    attribute of its last cue word. ``topic``: the previous sentence's, the attribute of
-    the names of a sentence with no cue word ("Got a new job! I'm at Oakridge Bank.")."""
+    attribute its names give the next sentence. ``topic``: the previous sentence's, the
+    attribute of the names of a sentence with no cue word ("Got a new job! I'm at
+    Oakridge Bank."); ``known``: the speaker's stored values that a change can leave."""
     values = [(m.start(), _WORDS[m.group().lower()], _CANONICAL[m.group().lower()])
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
     cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())])
             for m in _CUE.finditer(sentence)]
-    where = [p for p, _ in cues]
+    where, first = [p for p, _ in cues], len(sentence) - len(sentence.lstrip())
+    named, pending = [], []
     for name, p in _names(sentence, stop):
-        if name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
+        held = _held(known, name)
+        if held:
+            named.append((p, held, name))           # a stored value is its own cue
+        elif name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
                 sentence, max(0, p - 6), p)):
-            values.append((p, "employer", name))
+            named.append((p, "employer", name))
         elif cues:
             i = bisect.bisect_left(where, p)
             near = min((c for c in (i - 1, i) if 0 <= c < len(cues)),
                        key=lambda c: abs(where[c] - p))
-            values.append((p, cues[near][1], name))
-        elif topic is not None and sentence[:p].strip():   # not the first word: "Fair enough!"
-            values.append((p, topic, name))
-    values.sort()
-    ends, negated = _clauses(sentence)
+            named.append((p, cues[near][1], name))
+        elif topic is not None and p != first:   # not the first word: "Fair enough!"
+            named.append((p, topic, name))
+        else:
+            pending.append((p, "", name))           # no attribute yet: see "left" below
+    values = sorted(values + named + (pending if any(_held(known, v) for _, _, v in named)
+                                      else []))
+    ends, negations = _clauses(sentence)
     clause_of = [bisect.bisect_left(ends, p) for p, _, _ in values]
-    denied = [negated[c] for c in clause_of]
+    denied = [negations[c] >= 0 for c in clause_of]
     starts = [p for p, _, _ in values]
     unreal: dict[int, int] = {}        # clause -> where its first negation or "if", "might" is
 
@@ -211,24 +240,42 @@ def _sentence(sentence: str, stop: set[str], topic: str | None
             unreal[c] = end if found is None else found.start()
         return position <= unreal[c]
 
+    presumed = set()                   # the object of a change only possible: "I might quit X"
     for verb in _CHANGE.finditer(sentence):
-        if real(verb.start()):
-            i = _object(sentence, verb, starts, _clause(ends, verb.start()))
-            if i is not None:
+        i = _object(sentence, verb, starts, _clause(ends, verb.start()))
+        if i is not None:
+            if real(verb.start()):
                 denied[i] = True
+            else:
+                presumed.add(i)
+    # a stored value left ("We swapped Lisbon for ...") gives its attribute to the new names
+    left = {a for (p, a, v), no in zip(values, denied) if no and _held(known, v) == a}
+    new = left.pop() if len(left) == 1 else None
     cancelled = any(real(m.start()) for m in _CANCEL.finditer(sentence))
     if (cancelled and "open order" not in [a for _, a, _ in values]
             and _ORDER_WORD.search(sentence)):
         values.append((len(sentence), "open order", ""))     # "I cancelled my order"
         denied.append(True)
         clause_of.append(len(ends) - 1)
-    out, itself = [], {}
-    for (p, attribute, value), no, c in zip(values, denied, clause_of):
+    markers, out, itself = Markers(sentence), [], {}
+    for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
+        if not attribute:
+            if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS):
+                continue
+            attribute = new
         no = no or (cancelled and attribute == "open order")
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *_clause(ends, p)) is not None
             no = itself[c]
+        if attribute in AGENT_NAMES:        # what the dog does never denies its name
+            no = no and negations[c] >= 0 and re.search(
+                r"\b(?:" + AGENT_NAMES[attribute] + r")\b", sentence[negations[c]:ends[c]],
+                re.I) is not None
+        elif markers.owner_is_other(p) or (
+                attribute not in PREFERENCES and k not in presumed
+                and markers.hypothetical(p, _clause(ends, p)[0])):
+            continue                        # another's fact, or only a wish or a condition
         out.append((p, attribute, value, no))
     keep = {}                  # name-valued: the last value not denied, else the last denied
     for k, (_, attribute, _, no) in enumerate(out):
@@ -237,32 +284,44 @@ def _sentence(sentence: str, stop: set[str], topic: str | None
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
             if ATTRIBUTES[v[1]][1] is not None or v[1] == "open order" or keep[v[1]] == k
-            ], (cues[-1][1] if cues else None)
+            ], (cues[-1][1] if cues else new)
 
 
 def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...] = (),
-                     when: str = "", speakers: tuple[str, ...] = ()) -> list[Candidate]:
+                     when: str = "", speakers: tuple[str, ...] = (),
+                     known: dict[str, str] | None = None) -> list[Candidate]:
     """Candidate facts of one turn (see the module docstring), in the order they are
     said. ``speaker``: the subject; ``source``: the turn's message numbers; ``when``:
-    its ISO date; ``speakers``: names never taken as values. The text is read in NFC
-    (composed) form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError
-    for a ``text`` that is not a str."""
+    its ISO date; ``speakers``: names never taken as values; ``known``: the speaker's
+    current stored values, value -> attribute (the home city and employer are read from
+    it: a change that names only the old value). The text is read in NFC (composed)
+    form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError for a
+    ``text`` that is not a str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
+    held = {" ".join(re.findall(r"\w+", v.lower())): a for v, a in (known or {}).items()
+            if a in LEAVABLE}
+    held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())
+                 for n in range(1, k.count(" ") + 1)})    # and its first words
     stop, found, topic, last = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0
     for match in _SENTENCE.finditer(text):
-        before = topic
-        said, topic = _sentence(match.group(), stop, topic)
-        if (text.startswith("?", match.end()) and _YOU.search(match.group())
-                and not _ME.search(match.group())):
+        before, sentence = topic, match.group()
+        said, topic = _sentence(sentence, stop, topic, held)
+        question = text.startswith("?", match.end())
+        if question and _YOU.search(sentence) and not _ME.search(sentence):
             said = []                  # "Do you live in Lisbon?" asks about the listener
-        elif before is None and _THEY.search(match.group()) and not _ME.search(match.group()):
+        elif before is None and _THEY.search(sentence) and not _ME.search(sentence):
             said = []                  # "He is allergic to peanuts": about someone else
-        if not said and _ELLIPSIS.fullmatch(match.group()):      # "Matcha? Not anymore."
+        states = asks(sentence, question)
+        if states is not None:         # "Should I move to Oslo?" asks, states nothing
+            said = [s for s in said if s[0] >= states]
+        unreal = _UNREAL.search(sentence)
+        if not said and (_ELLIPSIS.fullmatch(sentence) or (found[last:] and refers_back(
+                sentence, lambda p: unreal is None or p <= unreal.start()))):
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
-            continue
+            continue                   # "Matcha? Not anymore.", "... I pulled it."
         last = len(found)
         for _, attribute, value, denied in said:
             found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0],
@@ -303,11 +362,13 @@ def extractor_stub(prompt: str) -> str:
 
 def extract_with_model(model: Callable[[str], str], text: str, speaker: str = "user", *,
                        source: tuple[int, ...] = (), when: str = "",
-                       speakers: tuple[str, ...] = ()) -> tuple[list[Candidate], bool]:
+                       speakers: tuple[str, ...] = (), known: dict[str, str] | None = None
+                       ) -> tuple[list[Candidate], bool]:
     """``(candidates, by_model)``: the model's candidates for the turn, or the rules'
     (``by_model`` False) when the model raises or its reply is not a list of them."""
     try:
         reply = model(EXTRACT_PROMPT + f"{speaker}: {' '.join(text.split())}")
         return parse_candidates(reply, speaker, source, when), True
     except Exception:                          # a failed model: the rules extract
-        return extract_by_rules(text, speaker, source=source, when=when, speakers=speakers), False
+        return extract_by_rules(text, speaker, source=source, when=when, speakers=speakers,
+                                known=known), False
