@@ -13,19 +13,12 @@ EVENT_ATTRIBUTE = {"city": "home city", "city again": "home city", "city change"
                    "drink": "favourite drink", "drink change": "favourite drink",
                    "sister": "sister's name", "dog": "dog's name", "instrument": "instrument"}
 
-
 def read(text, known=None):
     return [(c.attribute, c.value, c.negated)
             for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"), known=known)]
 
 
-# blind-2 was measured once as the blind test, then read: development data since. Its
-# "city again" templates give nothing ("Really no regrets about making our home here"
-# names no city; "I wouldn't swap Lisbon" is a would-choice): a miss, not a wrong fact.
-UNREAD = {"Another sunny weekend in {v}. Really no regrets about making our home here.",
-          "You know what, I wouldn't swap {v} for anywhere. It's home."}
-
-
+# every split, blind-2 included: measured once as the blind test, it is development data since
 @pytest.mark.parametrize("split", SPLITS)
 def test_every_template_of_the_development_splits_is_read(split):
     """Each statement gives its value, stated (denied for a cancellation), nothing of
@@ -38,14 +31,10 @@ def test_every_template_of_the_development_splits_is_read(split):
             v, old = pool[0], pool[1]
             got = read(template.format(v=v, old=old), {old: attribute} if "change" in event
                        else None)
-            if template in UNREAD:
-                assert got == [], (template, got)
-                continue
             new = (attribute, v, event == "order cancel")
             assert new in got, (template, got)
             assert all(g[0] == attribute and g[1] in (v, old) for g in got), (template, got)
             assert not any(g[1] == old and not g[2] for g in got[got.index(new) + 1:]), template
-
 
 @pytest.mark.parametrize("text, found", [
     # the nearest cue word names a name's attribute, in any order
@@ -87,7 +76,6 @@ def test_every_template_of_the_development_splits_is_read(split):
 def test_the_rules_read_by_principle(text, found):
     assert read(text) == found
 
-
 def test_a_rephrased_value_is_the_same_fact_and_a_denial_of_its_short_form_retracts_it():
     def c(value, negated=False, n=1):
         return Candidate("Maya", "employer", value, negated, False, (n,), "2023-01-0" + str(n))
@@ -101,7 +89,6 @@ def test_a_rephrased_value_is_the_same_fact_and_a_denial_of_its_short_form_retra
     assert table.write(c("Brightwater", True, 2)).op == "retract"
     assert table.current() == [] and table.history("Maya", "employer")[0].status == "retracted"
 
-
 def test_a_place_name_that_begins_with_a_common_word_is_read_whole():
     """"New" is a sentence opener in COMMON_WORDS: "New York" was read as "York"."""
     for text, city in (("I live in New York.", "New York"), ("New York is home now.", "New York"),
@@ -109,7 +96,6 @@ def test_a_place_name_that_begins_with_a_common_word_is_read_whole():
         assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
             [("home city", city)], text
     assert [c.value for c in extract_by_rules("New Job at Acme Labs!", "Sam")] == ["Acme Labs"]
-
 
 def test_a_value_that_ends_another_is_another_value():
     """Only a value's first words are its short form: moving from New York to York is an
@@ -122,7 +108,6 @@ def test_a_value_that_ends_another_is_another_value():
     assert decide_by_rules(c("York", True), [new_york]).op == "none"
     assert decide_by_rules(c("new york"), [new_york]).op == "none"
 
-
 @pytest.mark.parametrize("text, value", [
     ("I live in Zürich.", "Zürich"), ("I moved to São Paulo.", "São Paulo"),
     ("We moved to Kraków last spring.", "Kraków"), ("I live in Zu\u0308rich.", "Zürich"),
@@ -131,7 +116,6 @@ def test_a_name_with_letters_beyond_ascii_is_a_name(text, value):
     """Names were [A-Z][a-z]+: 'Zürich' gave nothing, 'São Paulo' gave 'Paulo'."""
     assert [(c.attribute, c.value) for c in extract_by_rules(text, "Sam")] == \
         [("home city", value)]
-
 
 @pytest.mark.parametrize("text, found", [
     ("Do you live in Lisbon?", []),
@@ -142,7 +126,6 @@ def test_a_name_with_letters_beyond_ascii_is_a_name(text, value):
 def test_a_question_to_the_listener_states_nothing_about_the_speaker(text, found):
     """'Do you live in Lisbon?' wrote Lisbon as the asker's home city."""
     assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found
-
 
 @pytest.mark.parametrize("text, found", [
     ("He is allergic to peanuts.", []),

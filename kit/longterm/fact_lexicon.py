@@ -31,7 +31,8 @@ ATTRIBUTES = {
 # name-valued attribute -> the words (with their inflections) that say a name is its value
 CUES = {
     "sister's name": "sister sisters sis",
-    "dog's name": "dog dogs doggy puppy puppies pup pooch",
+    "dog's name": "dog dogs doggy puppy puppies pup pooch labrador retriever spaniel terrier "
+                  "poodle beagle collie dachshund greyhound whippet corgi husky pug mutt",
     "employer": "job jobs work works worked working workplace employer employers employed "
                 "employee employment hire hires hired hiring join joins joined joining offer "
                 "offered company companies firm firms boss manager colleague colleagues "
@@ -41,13 +42,13 @@ CUES = {
                 "started.at starting.at start.at started.with finished.up.at signed.with "
                 "laid.off analyst engineer developer designer nurse teacher accountant "
                 "consultant editor researcher scientist lawyer architect programmer intern "
-                "clerk cashier jumped.ship taken.on day.one",
+                "clerk cashier jumped.ship taken.on day.one poach poached recruited headhunted",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
                  "moving mover movers relocate relocates relocated relocating relocation "
                  "settle settles settled settling based neighbourhood neighborhood neighbours "
                  "neighbors address resident rent rents rented renting lease landlord unpack "
                  "unpacked unpacking local locals hometown emigrated new.place put.down.roots "
-                 "packed.up",
+                 "packed.up upped.sticks our.bags my.bags",
 }
 # last words that make a name an organisation's (so an employer, never a city or a pet)
 ORGANISATIONS = set("""
@@ -66,19 +67,20 @@ CANCEL_VERBS = (
     r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
     r"withdr(?:aw|ew|awn|awing|aws)|back(?:s|ed|ing)?\s+out(?:\s+of)?|"
     r"pull(?:s|ed|ing)?(?:\s+the\s+plug)?(?!\s+(?:up|over|in|into|through|off|apart)\b)|"
-    r"ditch(?:ed|ing)?|nix(?:ed|ing)?|revok(?:e|ed|ing)|rescind(?:ed|ing)?|"
+    r"ditch(?:ed|ing)?|nix(?:ed|ing)?|kill(?:s|ed|ing)?|abandon(?:s|ed|ing)?|void(?:s|ed)?|revok(?:e|ed|ing)|rescind(?:ed|ing)?|"
     r"chang(?:e|ed|ing)\s+(?:my|our)\s+minds?\s+(?:about|on)|forget(?:\s+about)?")
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
     r"quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
-    r"(?:gave|give|given|giving)\s+up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
+    r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
     r"stop(?:s|ped|ping)?|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
     r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with")
 # phrases that end what their subject (the value before them) names: "matcha is history"
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
-                   r"done|finished|a\s+thing\s+of\s+the\s+past|in\s+the\s+past)")
+                   r"done|finished|out|over|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
+                   r"in\s+the\s+past|behind\s+(?:me|us))")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
@@ -88,7 +90,8 @@ CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
     r"(?:bye[\s-])?bye(?:\s+to)?|so\s+long|"
     r"from(?=(?:\s+\S+){1,4}?\s+(?:to|into)\s)|"
-    r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with")
+    r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with|"
+    r"(?:am|'m|are|'re|so|totally|completely|well)\s+over|moved\s+on\s+from")
 # sentence openers and other capitalised words that are never a name
 COMMON_WORDS = set("""
 I I'm I've My Me Mine We We're We've Our Us You Your He She His Her They Their It Its The A An
@@ -128,7 +131,8 @@ CAPITALS, SMALL_LETTERS = _letters(str.isupper), _letters(str.islower)
 # between the speaker and a value: "can't believe", "couldn't be happier", "not bad"
 NEGATED_ATTITUDES = (
     r"believe|imagine|wait|complain|thank|recommend|stress|deny|lie|lying|regret|doubt|"
-    r"wonder|forget|mind|get\s+over|help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
+    r"wonder|forget|mind|get\s+over|think|thought|reckon|suppose|expect(?:ed)?|knew|"
+    r"imagined|dreamed|dreamt|help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
     r"(?:be|been|feel|felt|get|got|have\s+been)\s+(?:any\s+)?(?:happier|better|prouder|"
     r"gladder|more|less)|bad|too\s+bad|half\s+bad|only|just|long\s+ago|that\s+long|"
     r"(?:a|one)\s+(?:single\s+)?(?:day|week|moment)")

@@ -100,6 +100,9 @@ _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[
                              re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
                       r"longer|more|now|these\s+days)\s*", re.I)
+_NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
+_DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
+_FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
@@ -204,9 +207,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     values = [(m.start(), _WORDS[m.group().lower()], _CANONICAL[m.group().lower()])
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
-    cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())])
+    cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())], m.end())
             for m in _CUE.finditer(sentence)]
-    where, first = [p for p, _ in cues], len(sentence) - len(sentence.lstrip())
+    where, first = [c[0] for c in cues], len(sentence) - len(sentence.lstrip())
     named, pending = [], []
     for name, p in _names(sentence, stop):
         held = _held(known, name)
@@ -216,9 +219,11 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 sentence, max(0, p - 6), p)):
             named.append((p, "employer", name))
         elif cues:
-            i = bisect.bisect_left(where, p)
-            near = min((c for c in (i - 1, i) if 0 <= c < len(cues)),
-                       key=lambda c: abs(where[c] - p))
+            i, gap = bisect.bisect_left(where, p), p
+            while gap > 0 and sentence[gap - 1] in " ,":
+                gap -= 1
+            near = i - 1 if i and cues[i - 1][2] == gap else min(   # "my sister Ana": hers
+                (c for c in (i - 1, i) if 0 <= c < len(cues)), key=lambda c: abs(where[c] - p))
             named.append((p, cues[near][1], name))
         elif topic is not None and p != first:   # not the first word: "Fair enough!"
             named.append((p, topic, name))
@@ -248,7 +253,12 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 denied[i] = True
             else:
                 presumed.add(i)
-    # a stored value left ("We swapped Lisbon for ...") gives its attribute to the new names
+    # a stored value left ("We swapped Lisbon for ...", "poached me from Brightwater Labs"
+    # when a new value of it is named) gives its attribute to the sentence's new names
+    fresh = {a for _, a, v in values if a and _held(known, v) != a}
+    for k, (p, a, v) in enumerate(values):
+        if a in fresh and _held(known, v) == a and _FROM.search(sentence, max(0, p - 10), p):
+            denied[k] = True
     left = {a for (p, a, v), no in zip(values, denied) if no and _held(known, v) == a}
     new = left.pop() if len(left) == 1 else None
     cancelled = any(real(m.start()) for m in _CANCEL.finditer(sentence))
@@ -269,9 +279,10 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *_clause(ends, p)) is not None
             no = itself[c]
         if attribute in AGENT_NAMES:        # what the dog does never denies its name
-            no = no and negations[c] >= 0 and re.search(
-                r"\b(?:" + AGENT_NAMES[attribute] + r")\b", sentence[negations[c]:ends[c]],
-                re.I) is not None
+            if (c, attribute) not in itself:
+                itself[c, attribute] = negations[c] >= 0 and _NAMING[attribute].search(
+                    sentence, negations[c], ends[c]) is not None
+            no = no and itself[c, attribute]
         elif markers.owner_is_other(p) or (
                 attribute not in PREFERENCES and k not in presumed
                 and markers.hypothetical(p, _clause(ends, p)[0])):
@@ -284,7 +295,19 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
             if ATTRIBUTES[v[1]][1] is not None or v[1] == "open order" or keep[v[1]] == k
-            ], (cues[-1][1] if cues else new)
+            ], (cues[-1][1] if cues else new), [v for p, a, v in pending if not new]
+
+
+def _deixis(sentence: str, at: int, attribute: str, name: str
+            ) -> list[tuple[int, str, str, bool]]:
+    """The name of the sentence before, referred to by "here", "there" or "it" in a
+    sentence with a cue word of the home or the job and no name of its own: a place for
+    the home, an organisation for the job; stated, denied, or nothing."""
+    markers, organisation = Markers(sentence), name.rsplit(" ", 1)[-1] in ORGANISATIONS
+    if (attribute not in LEAVABLE or organisation != (attribute == "employer")
+            or markers.owner_is_other(at) or markers.hypothetical(at, 0)):
+        return []                      # a place for the home, a company for the job
+    return [(at, attribute, name, denying_negation(sentence, 0, len(sentence)) is not None)]
 
 
 def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...] = (),
@@ -304,10 +327,14 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
             if a in LEAVABLE}
     held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())
                  for n in range(1, k.count(" ") + 1)})    # and its first words
-    stop, found, topic, last = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0
+    stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
     for match in _SENTENCE.finditer(text):
         before, sentence = topic, match.group()
-        said, topic = _sentence(sentence, stop, topic, held)
+        said, topic, names = _sentence(sentence, stop, topic, held)
+        place = _DEIXIS.search(sentence)
+        if not said and unnamed and topic and place:   # "A week in Oslo. No regrets moving here."
+            said = _deixis(sentence, place.start(), topic, unnamed[-1])
+        unnamed = names
         question = text.startswith("?", match.end())
         if question and _YOU.search(sentence) and not _ME.search(sentence):
             said = []                  # "Do you live in Lisbon?" asks about the listener

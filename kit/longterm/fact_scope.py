@@ -8,7 +8,8 @@ and looked up by position; any look-around is bounded):
 1. **Negation scope** (:func:`denying_negation`): a negation denies only when it
    governs the link between the speaker and a value. Not when it governs an attitude
    or an intensifier (``NEGATED_ATTITUDES``: "can't believe", "couldn't be happier",
-   "never been happier", "not bad"), nor when its subject is another agent
+   "never been happier", "not bad") or a change ("I wouldn't swap Lisbon for anywhere":
+   not leaving is staying), nor when its subject is another agent
    (``AGENTS``: "the dog wouldn't come out", "she never calls").
 2. **Names** (:func:`ordinary_word`): a capitalised word that opens a sentence or a
    clause is a name only if English does not know it as anything but a noun: "Really",
@@ -41,7 +42,8 @@ __all__ = ["NEGATION", "Markers", "denying_negation", "ordinary_word", "asks", "
 NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
 _FILLER = r"(?:even|really|quite|ever|just|possibly|still|be|been|have|to|stop|honestly)"
-_ATTITUDE = re.compile(r"\s*(?:" + _FILLER + r"\s+){0,3}(?:" + NEGATED_ATTITUDES + r")\b", re.I)
+_ATTITUDE = re.compile(r"\s*(?:" + _FILLER + r"\s+){0,3}(?:" + NEGATED_ATTITUDES + "|"
+                       + CHANGE_VERBS + r")\b", re.I)
 _AUX = (r"(?:ca|wo|ai|sha|do|does|did|is|are|was|were|has|have|had|would|could|should|will|"
         r"can|must|might|just|still|really|even|ever|'s|'d|'ll|'re)")
 _AGENT_BEFORE = re.compile(r"\b(?:" + AGENTS + r")(?:'s|'d|'ll|'re)?(?:\s+" + _AUX + r")*\s*"
@@ -130,7 +132,8 @@ _BACK_NEGATION = re.compile(
     r"valid|open)\b)", re.I)
 _BACK_SUBJECT = re.compile(r"\b(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:now\s+)?(?:all\s+)?"
                            r"(?:history|gone|done|over|finished|off|cancell?ed|dead)\b", re.I)
-_CHANGE_PRONOUN = re.compile(r"\b(?:" + CHANGE_VERBS + r")\s+(?:it|that|them|this)\b", re.I)
+_CHANGE_PRONOUN = re.compile(r"\b(?:(?:" + CHANGE_VERBS + r")\s+(?:it|that|them|this)\b|"
+                             r"\w+\s+(?:it|them)\s+(?:up|off|back)\b)", re.I)
 
 
 def refers_back(sentence: str, real: callable) -> bool:
