@@ -4,6 +4,7 @@ decider's value matching (kit.longterm.facts)."""
 import pytest
 
 from kit.longterm.fact_rules import extract_by_rules
+from kit.longterm.fact_memory import FactMemory
 from kit.longterm.facts import Candidate, Fact, FactTable, decide_by_rules
 from kit.synthetic_changes import SPLITS, VALUES, split_templates
 
@@ -137,3 +138,66 @@ def test_a_sentence_about_someone_else_states_nothing_about_the_speaker(text, fo
     """'He is allergic to peanuts' wrote the speaker's allergy; a pronoun for the dog or
     the sister the turn introduced still reads."""
     assert [(c.attribute, c.value, c.negated) for c in extract_by_rules(text, "Sam")] == found
+
+
+H, E = "home city", "employer"
+
+
+@pytest.mark.parametrize("text, known, found", [
+    # 1. a negation denies only the link it governs: not an idiom, an intensifier, a
+    # negated change or another agent's action
+    ("I couldn't be happier with my flat in Bergen.", None, [(H, "Bergen", False)]),
+    ("Kefir is not bad at all, honestly.", None, [("favourite drink", "kefir", False)]),
+    ("I'd never leave Bergen.", {"Bergen": H}, [(H, "Bergen", False)]),
+    ("Our dog Rex never listens to me.", None, [("dog's name", "Rex", False)]),
+    ("My sister Ana never calls me back.", None, [("sister's name", "Ana", False)]),
+    ("The shop didn't cancel my order #4411, it's still coming.", None,
+     [("open order", "#4411", False)]),
+    ("I don't live in Bergen anymore.", None, [(H, "Bergen", True)]),
+    ("Our dog isn't called Rex.", None, [("dog's name", "Rex", True)]),
+    # 2. opening a sentence, a word English knows only as no noun is not a name
+    ("A lovely weekend in Bergen. Truly glad we made our home here.", None,
+     [(H, "Bergen", False)]),
+    ("Frankly, the new job is fine.", None, []),
+    ("Pickles, our puppy, slept all day.", None, [("dog's name", "Pickles", False)]),
+    # 3. a stored value left gives its attribute to the new name of the sentence
+    ("We traded Bergen for Hobart in May.", {"Bergen": H}, [(H, "Hobart", False)]),
+    ("We traded Bergen for Hobart in May.", None, []),
+    ("Farewell Brightwater Labs, hello Oakridge Bank.", {"Brightwater Labs": E},
+     [(E, "Oakridge Bank", False)]),
+    ("From Bergen to Hobart in a single summer.", {"Bergen": H}, [(H, "Hobart", False)]),
+    ("Oakridge Bank poached me from Brightwater.", {"Brightwater Labs": E},
+     [(E, "Oakridge Bank", False)]),
+    ("Bergen was rainy today.", {"Bergen": H}, [(H, "Bergen", False)]),
+    # 4. a sentence that denies or undoes with no value of its own: the sentence before
+    ("Order #4411 for a lamp. It's not going ahead, I withdrew it.", None,
+     [("open order", "#4411", True)]),
+    ("I placed order #4411. Backed out of it an hour later.", None,
+     [("open order", "#4411", True)]),
+    ("I live in Bergen. Not much rain this week.", None, [(H, "Bergen", False)]),
+    # 5. the speaker's facts only: not another's, not a condition, wish or question
+    ("My friend says she moved to Hobart.", None, []),
+    ("My boss, Ingrid, swears by espresso.", None, []),
+    ("My brother lives in Hobart.", None, []),
+    ("My sister Ana lives in Hobart.", None, [("sister's name", "Ana", False)]),
+    ("If we ever moved to Hobart, I'd get a dog.", None, []),
+    ("I might take a job at Oakridge Bank.", None, []),
+    ("Have you ever lived in Hobart?", None, []),
+    ("Should I move to Hobart?", None, []),
+    ("Did I mention we moved to Hobart?", None, [(H, "Hobart", False)]),
+    ("If I had to pick one drink forever, it'd be kefir.", None,
+     [("favourite drink", "kefir", False)]),
+])
+def test_the_principles_carry_to_sentences_of_no_split(text, known, found):
+    assert read(text, known) == found
+
+
+def test_the_memory_reads_a_change_that_names_only_the_old_value():
+    """The write path hands the extractor its current facts: "We traded Bergen for
+    Hobart" has no word of the home city, and still moves Maya."""
+    memory = FactMemory(2000, lambda text: len(text.split()), speakers=("Maya", "Leo"))
+    memory.add("user", "I live in Bergen.", speaker="Maya", when="3 March, 2023")
+    memory.add("user", "We traded Bergen for Hobart in May.", speaker="Maya",
+               when="9 May, 2023")
+    assert [(f.value, f.status) for f in memory.table.history("Maya", H)] == \
+        [("Bergen", "superseded"), ("Hobart", "current")]

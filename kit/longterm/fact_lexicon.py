@@ -67,14 +67,16 @@ CANCEL_VERBS = (
     r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
     r"withdr(?:aw|ew|awn|awing|aws)|back(?:s|ed|ing)?\s+out(?:\s+of)?|"
     r"pull(?:s|ed|ing)?(?:\s+the\s+plug)?(?!\s+(?:up|over|in|into|through|off|apart)\b)|"
-    r"ditch(?:ed|ing)?|nix(?:ed|ing)?|kill(?:s|ed|ing)?|abandon(?:s|ed|ing)?|void(?:s|ed)?|revok(?:e|ed|ing)|rescind(?:ed|ing)?|"
+    r"ditch(?:ed|ing)?|nix(?:ed|ing)?|abandon(?:s|ed|ing)?|void(?:s|ed)?|revok(?:e|ed|ing)|"
+    r"rescind(?:s|ed|ing)?|"
     r"chang(?:e|ed|ing)\s+(?:my|our)\s+minds?\s+(?:about|on)|forget(?:\s+about)?")
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
     r"quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
-    r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
+    r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|"
+    r"(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
     r"stop(?:s|ped|ping)?|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
     r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with")
 # phrases that end what their subject (the value before them) names: "matcha is history"
@@ -91,12 +93,14 @@ CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"(?:bye[\s-])?bye(?:\s+to)?|so\s+long|"
     r"from(?=(?:\s+\S+){1,4}?\s+(?:to|into)\s)|"
     r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with|"
-    r"(?:am|'m|are|'re|so|totally|completely|well)\s+over|moved\s+on\s+from")
+    r"(?:am|'m|are|'re|so|totally|completely)\s+over(?!\s+(?:the\s+moon|in|at|here|there)\b)|"
+    r"moved\s+on\s+from")
 # sentence openers and other capitalised words that are never a name
 COMMON_WORDS = set("""
 I I'm I've My Me Mine We We're We've Our Us You Your He She His Her They Their It Its The A An
 This That These Those There Here Some Any No Not Yes Yeah Nope Okay Ok OK And But So Or Then
-Also Just Still Finally Anyway Anyhow Well Oh Ah Ugh Yay Wow Hey Hi Hello Guess News Update
+Also Just Still Finally Anyway Anyhow Well Oh Ah Ugh Yay Wow Hey Hi Hello Bye Goodbye Farewell
+Welcome Guess News Update
 Quick Big Little Good Great Bad Sad Happy Honestly Actually Basically Seriously Luckily Sadly
 Apparently Officially Surprisingly Weirdly Obviously Today Tonight Yesterday Tomorrow Last Next
 Now Soon Since After Before When Where What Why How Who Which If As At In On For From To With

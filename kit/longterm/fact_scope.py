@@ -34,10 +34,12 @@ import bisect
 import functools
 import re
 
-from kit.longterm.fact_lexicon import (AGENTS, CHANGE_VERBS, EMBEDDING_VERBS, HYPOTHETICAL,
-                                       NEGATED_ATTITUDES, QUESTION_OPENERS)
+from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EMBEDDING_VERBS,
+                                       HYPOTHETICAL, LEAVE_VERBS, NEGATED_ATTITUDES,
+                                       QUESTION_OPENERS, SUBJECT_CHANGES)
 
-__all__ = ["NEGATION", "Markers", "denying_negation", "ordinary_word", "asks", "refers_back"]
+__all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denying_negation",
+           "object_of", "ordinary_word", "refers_back"]
 
 NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
@@ -59,6 +61,67 @@ def denying_negation(sentence: str, start: int, end: int) -> re.Match | None:
         if _AGENT_BEFORE.search(sentence, max(start, no.start() - _WINDOW), no.start()):
             continue                                     # "he wouldn't", "the dog never"
         return no
+    return None
+
+
+_PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\s+(?:now\s+|"
+                      r"just\s+|been\s+)?$", re.I)
+_SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
+_PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
+UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
+                     r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
+                     r"thinking\s+(?:of|about)|"
+                     r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
+_TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
+                        CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
+_CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
+                         re.I)
+_OBJECT_WORD = re.compile(r"\S+")
+_OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
+                "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
+_OBJECT_WORDS = 5               # at most this many words between a change verb and its object
+
+
+def clauses(sentence: str) -> tuple[list[int], list[int]]:
+    """``(clause ends, negations)``: where the negation that denies in each clause is
+    (:func:`denying_negation`; -1 for none): one that no later
+    negative word of the clause turns back."""
+    ends = [m.start() for m in _CLAUSE_END.finditer(sentence)] + [len(sentence)]
+    negations, start = [], 0
+    for end in ends:
+        no = denying_negation(sentence, start, end)
+        negations.append(no.start() if no is not None and _TURN_BACK.search(
+            sentence, no.end(), end) is None else -1)
+        start = end + 1
+    return ends, negations
+
+
+def clause(ends: list[int], position: int) -> tuple[int, int]:
+    """``(start, end)`` of the clause holding ``position``."""
+    c = bisect.bisect_left(ends, position)
+    return (ends[c - 1] + 1 if c else 0), ends[c]
+
+
+def object_of(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int, int]
+            ) -> int | None:
+    """Index (in ``starts``, the values' positions) of the value a change verb ends, or
+    None: its subject ("matcha is history"), a pronoun's antecedent, the first
+    value in the next few words, or in the passive the value before the verb."""
+    before = bisect.bisect_left(starts, verb.start()) - 1
+    if _SUBJECT.match(verb.group()):
+        return before if before >= 0 and starts[before] >= clause[0] else None
+    if _PRONOUN.match(sentence, verb.end()) or re.search(r"\s(?:it|them)\s", verb.group()):
+        return before if before >= 0 else None
+    limit = clause[1]
+    for n, word in enumerate(_OBJECT_WORD.finditer(sentence, verb.end(), clause[1])):
+        if n > _OBJECT_WORDS or word.group().lower().strip("'\"") in _OBJECT_STOP:
+            limit = word.start()
+            break
+    i = bisect.bisect_left(starts, verb.end())
+    if i < len(starts) and starts[i] < limit:
+        return i
+    if _PASSIVE.search(sentence, max(clause[0], verb.start() - 20), verb.start()):
+        return before if before >= 0 and starts[before] >= clause[0] else None
     return None
 
 
