@@ -73,8 +73,8 @@ from dataclasses import replace
 from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
                                        ORGANISATIONS, PREFERENCES, SMALL_LETTERS)
-from kit.longterm.fact_scope import (UNREAL, Markers, asks, clause, clauses, denying_negation,
-                                     object_of, ordinary_word, refers_back)
+from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
+                                     denying_negation, object_of, ordinary_word, refers_back)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -236,10 +236,11 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None
             no = itself[c]
         if attribute in AGENT_NAMES:        # what the dog does never denies its name
-            if (c, attribute) not in itself:
-                itself[c, attribute] = negations[c] >= 0 and _NAMING[attribute].search(
-                    sentence, negations[c], ends[c]) is not None
-            no = no and itself[c, attribute]
+            if (c, attribute) not in itself:    # "our dog isn't called Rex" does
+                no_ = NEGATION.search(sentence, *clause(ends, p))
+                itself[c, attribute] = no_ is not None and _NAMING[attribute].search(
+                    sentence, no_.end(), ends[c]) is not None
+            no = itself[c, attribute]
         elif markers.owner_is_other(p) or (
                 attribute not in PREFERENCES and k not in presumed
                 and markers.hypothetical(p, clause(ends, p)[0])):
