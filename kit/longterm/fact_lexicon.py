@@ -77,7 +77,7 @@ LEAVE_VERBS = (
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
     r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|"
     r"(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
-    r"stop(?:s|ped|ping)?|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
+    r"stop(?:s|ped|ping)?|put(?:s|ting)?\s+(?:\S+\s+){0,2}?down|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
     r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with")
 # phrases that end what their subject (the value before them) names: "matcha is history"
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"

@@ -301,12 +301,22 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
         states = asks(sentence, question)
         if states is not None:         # "Should I move to Oslo?" asks, states nothing
             said = [s for s in said if s[0] >= states]
-        unreal = UNREAL.search(sentence)
+        unreal, cancel = UNREAL.search(sentence), _CANCEL.search(sentence)
+
+        def real(p: int) -> bool:
+            return unreal is None or p <= unreal.start()
+
         if not said and (_ELLIPSIS.fullmatch(sentence) or (found[last:] and refers_back(
-                sentence, lambda p: unreal is None or p <= unreal.start()))):
+                sentence, real))):
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
             continue                   # "Matcha? Not anymore.", "... I pulled it."
+        if not said and cancel and real(cancel.start()) and _ME.search(sentence):
+            # "#4411? I got a refund.": the speaker undid the order of the sentence before
+            found[last:] = [replace(c, negated=True) if c.attribute == "open order" else c
+                            for c in found[last:]]
+            last = len(found)
+            continue
         last = len(found)
         for _, attribute, value, denied in said:
             found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0],

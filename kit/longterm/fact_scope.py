@@ -79,6 +79,7 @@ _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although
 _OBJECT_WORD = re.compile(r"\S+")
 _OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
                 "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
+_ADJECTIVE = re.compile(r"old|former|previous|ex", re.I)   # before their noun, never passive
 _OBJECT_WORDS = 5               # at most this many words between a change verb and its object
 
 
@@ -105,13 +106,16 @@ def clause(ends: list[int], position: int) -> tuple[int, int]:
 def object_of(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int, int]
             ) -> int | None:
     """Index (in ``starts``, the values' positions) of the value a change verb ends, or
-    None: its subject ("matcha is history"), a pronoun's antecedent, the first
-    value in the next few words, or in the passive the value before the verb."""
+    None: its subject ("matcha is history"), a pronoun's antecedent, a value inside the
+    verb ("put my cello down"), the first value in the next few words, or in the
+    passive the value before the verb (never for an adjective: "Oslo's old town")."""
     before = bisect.bisect_left(starts, verb.start()) - 1
     if _SUBJECT.match(verb.group()):
         return before if before >= 0 and starts[before] >= clause[0] else None
     if _PRONOUN.match(sentence, verb.end()) or re.search(r"\s(?:it|them)\s", verb.group()):
         return before if before >= 0 else None
+    if before + 1 < len(starts) and starts[before + 1] < verb.end():
+        return before + 1                         # inside the verb: "put my cello down"
     limit = clause[1]
     for n, word in enumerate(_OBJECT_WORD.finditer(sentence, verb.end(), clause[1])):
         if n > _OBJECT_WORDS or word.group().lower().strip("'\"") in _OBJECT_STOP:
@@ -120,7 +124,8 @@ def object_of(sentence: str, verb: re.Match, starts: list[int], clause: tuple[in
     i = bisect.bisect_left(starts, verb.end())
     if i < len(starts) and starts[i] < limit:
         return i
-    if _PASSIVE.search(sentence, max(clause[0], verb.start() - 20), verb.start()):
+    if not _ADJECTIVE.fullmatch(verb.group()) and _PASSIVE.search(
+            sentence, max(clause[0], verb.start() - 20), verb.start()):   # not "Oslo's old town"
         return before if before >= 0 and starts[before] >= clause[0] else None
     return None
 
