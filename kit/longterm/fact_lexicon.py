@@ -136,7 +136,8 @@ CAPITALS, SMALL_LETTERS = _letters(str.isupper), _letters(str.islower)
 NEGATED_ATTITUDES = (
     r"believe|imagine|wait|complain|thank|recommend|stress|deny|lie|lying|regret|doubt|"
     r"wonder|forget|mind|get\s+over|think|thought|reckon|suppose|expect(?:ed)?|knew|"
-    r"imagined|dreamed|dreamt|help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
+    r"imagined|dreamed|dreamt|perfect|ideal|cheap|easy|quiet|warm|sunny|fancy|flawless|"
+    r"help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
     r"(?:be|been|feel|felt|get|got|have\s+been)\s+(?:any\s+)?(?:happier|better|prouder|"
     r"gladder|more|less)|bad|too\s+bad|half\s+bad|only|just|long\s+ago|that\s+long|"
     r"(?:a|one)\s+(?:single\s+)?(?:day|week|moment)")

@@ -43,7 +43,8 @@ __all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denyin
 
 NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
-_FILLER = r"(?:even|really|quite|ever|just|possibly|still|be|been|have|to|stop|honestly)"
+_FILLER = (r"(?:even|really|quite|ever|just|possibly|still|be|been|have|to|stop|honestly|"
+           r"always|gets?|got|getting)")
 _ATTITUDE = re.compile(r"\s*(?:" + _FILLER + r"\s+){0,3}(?:" + NEGATED_ATTITUDES + "|"
                        + CHANGE_VERBS + r")\b", re.I)
 _AUX = (r"(?:ca|wo|ai|sha|do|does|did|is|are|was|were|has|have|had|would|could|should|will|"
