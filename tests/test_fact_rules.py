@@ -201,3 +201,8 @@ def test_the_memory_reads_a_change_that_names_only_the_old_value():
                when="9 May, 2023")
     assert [(f.value, f.status) for f in memory.table.history("Maya", H)] == \
         [("Bergen", "superseded"), ("Hobart", "current")]
+
+
+def test_stored_values_that_are_not_a_dict_of_str_are_refused():
+    with pytest.raises(TypeError, match="known"):
+        extract_by_rules("We left Bergen.", "Maya", known=["Bergen"])

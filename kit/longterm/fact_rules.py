@@ -277,14 +277,18 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     current stored values, value -> attribute (the home city and employer are read from
     it: a change that names only the old value). The text is read in NFC (composed)
     form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError for a
-    ``text`` that is not a str."""
+    ``text`` that is not a str or a ``known`` that is not a dict of str to str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if known is not None and (not isinstance(known, dict) or not all(
+            isinstance(k, str) and isinstance(a, str) for k, a in known.items())):
+        raise TypeError(f"known must be a dict of value -> attribute (str), got {known!r:.60}")
     text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
     held = {" ".join(re.findall(r"\w+", v.lower())): a for v, a in (known or {}).items()
             if a in LEAVABLE}
-    held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())
-                 for n in range(1, k.count(" ") + 1)})    # and its first words
+    held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())   # and its first
+                 for n in range(1, k.count(" ") + 1)       # words, not a common one ("New")
+                 if k.rsplit(" ", n)[0].title() not in COMMON_WORDS})
     stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
     for match in _SENTENCE.finditer(text):
         before, sentence = topic, match.group()
