@@ -3,16 +3,20 @@
 General language, not the phrasings of any test: value lists of the word-valued
 attributes, the cue words (with their inflections) of the name-valued ones, the last
 words that make a name an organisation's, the verbs that cancel, leave or replace what
-they name (regular expressions), and the capitalised words that are never a name. A
-``.`` in a cue stands for the space of a multi-word cue ("first.day").
+they name (regular expressions), and the capitalised words that are never a name; for
+the scope principles (:mod:`kit.longterm.fact_scope`): what a negation governs when it
+denies nothing, the agents whose actions or facts are not the speaker's, the words of
+condition and wish, the question openers. A ``.`` in a cue stands for the space of a
+multi-word cue ("first.day").
 """
 from __future__ import annotations
 
 import re
 
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
-           "CHANGE_VERBS",
-           "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS"]
+           "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
+           "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
+           "QUESTION_OPENERS", "EMBEDDING_VERBS"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {

@@ -15,7 +15,12 @@ and looked up by position; any look-around is bounded):
    clause is a name only if English does not know it as anything but a noun: "Really",
    "Honestly", "Sunny", "Took" are not names, "Biscuit" and "Lisbon" may be. The part of
    speech comes from the lemma dictionary of the ``lemminflect`` package (offline).
-3. **Whose fact** (:class:`Markers`): a value is the speaker's unless the last subject
+3. **Stored values** (a change that names only the old value) are read in
+   :mod:`kit.longterm.fact_rules`, from the facts the memory hands it.
+4. **Discourse** (:func:`refers_back`): a sentence with no value of its own that denies
+   ("Not happening anymore.", "It's not happening.") or undoes a pronoun ("I pulled
+   it.", "It's history.") is about the values of the sentence before.
+5. **Whose fact** (:class:`Markers`): a value is the speaker's unless the last subject
    before it in its sentence is another agent ("my friend said she lives in Paris",
    "my boss, Sarah, loves espresso", "my sister lives in Leeds"); values said under a
    condition, a wish or a possibility (``HYPOTHETICAL``: "If I moved to Berlin", "I
@@ -24,15 +29,16 @@ and looked up by position; any look-around is bounded):
    Oslo?") states nothing but what it embeds ("Did I tell you I moved to Lisbon?").
    The name of an agent (``AGENT_NAMES``: the sister, the dog) is exempt: "she" and
    "he" are that agent.
-4. **Discourse** (:func:`refers_back`): a sentence with no value of its own that denies
-   ("Not happening anymore.", "It's not happening.") or undoes a pronoun ("I pulled
-   it.", "It's history.") is about the values of the sentence before.
+
+The clauses of a sentence and the objects of change verbs (:func:`clauses`,
+:func:`object_of`), which these principles read, are here too.
 """
 from __future__ import annotations
 
 import bisect
 import functools
 import re
+from collections.abc import Callable
 
 from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EMBEDDING_VERBS,
                                        HYPOTHETICAL, LEAVE_VERBS, NEGATED_ATTITUDES,
@@ -205,7 +211,7 @@ _CHANGE_PRONOUN = re.compile(r"\b(?:(?:" + CHANGE_VERBS + r")\s+(?:it|that|them|
                              r"\w+\s+(?:it|them)\s+(?:up|off|back)\b)", re.I)
 
 
-def refers_back(sentence: str, real: callable) -> bool:
+def refers_back(sentence: str, real: Callable[[int], bool]) -> bool:
     """True if a sentence with no value of its own denies or undoes the values of the
     sentence before (principle 4): it opens with a denying negation with no subject but
     "it"/"that" and no object of its own, only a participle or a word of time ("Not
