@@ -187,6 +187,9 @@ H, E = "home city", "employer"
     ("Did I mention we moved to Hobart?", None, [(H, "Hobart", False)]),
     ("If I had to pick one drink forever, it'd be kefir.", None,
      [("favourite drink", "kefir", False)]),
+    ("I'd say Bergen is home now.", None, [(H, "Bergen", False)]),
+    ("If you visit, we live in Bergen now.", None, [(H, "Bergen", False)]),
+    ("I joined their team at Oakridge Bank.", None, [(E, "Oakridge Bank", False)]),
 ])
 def test_the_principles_carry_to_sentences_of_no_split(text, known, found):
     assert read(text, known) == found

@@ -149,9 +149,10 @@ def ordinary_word(word: str) -> bool:
 _MARKER = re.compile(
     r"(?P<agent>\b(?:my|our|his|her|their|the|a|an)\s+(?:\w+\s+)?(?:" + AGENTS +
     r")(?:'s)?\b(?!\s+(?:at|from|in|of|with|for|and|or|to|on|about|by)\b)"
-    r"|\b(?:he|she|they|his|her|their)\b)"
+    r"|\b(?:he|she|they)\b)"          # not "her", "their": "I joined their team at ..."
     r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
-    r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b)", re.I)
+    r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"
+    r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
 
 
 class Markers:
@@ -167,8 +168,8 @@ class Markers:
             else:
                 self.subjects.append((m.end(), m.group("agent") is not None))
         self._ends = [e for e, _ in self.subjects]
-        first = re.match(r"\s*(?:if|unless)\b", sentence, re.I)
-        self.conditional = first is not None       # "If I moved to Berlin, I'd ..."
+        first = re.match(r"\s*(?:if|unless)\s+(?:i|we)\b", sentence, re.I)
+        self.conditional = first is not None       # "If I moved to Berlin, I'd miss ..."
 
     def owner_is_other(self, position: int) -> bool:
         """True if the last subject before ``position`` is another agent."""
@@ -177,7 +178,7 @@ class Markers:
 
     def hypothetical(self, position: int, clause_start: int) -> bool:
         """True if a condition, wish or possibility comes before ``position`` in its
-        clause, or the sentence opens with "if"."""
+        clause, or the sentence opens with "if I" or "if we"."""
         i = bisect.bisect_left(self.unreal, position) - 1
         return self.conditional or (i >= 0 and self.unreal[i] >= clause_start)
 
