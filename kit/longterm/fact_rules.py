@@ -21,34 +21,28 @@ sentence shapes: the words may come in any order.
   a turn is its own cue word, and when a change leaves it ("We swapped Lisbon for
   Bergen", "Bye bye Brightwater Labs, hello Oakridge Bank!", "from Lisbon to Bergen",
   "poached me from Brightwater Labs") the sentence's other names take its attribute.
-- **Negation** ("not", "n't", "never", "no longer", "no more", "anymore") denies the
-  values of its clause (clauses end at , ; : and before "but", "though") only when it
-  governs the link to them (:func:`~kit.longterm.fact_scope.denying_negation`): not an
-  idiom or intensifier ("can't believe", "couldn't be happier", "not bad"), not a
-  negated change ("I wouldn't swap Lisbon"), not another agent's ("the dog wouldn't
-  come out"), and not turned back by a later negative word ("can't start the day
-  without"). The name of the sister or the dog is denied only by a negated naming word.
-- **Change verbs** (``CHANGE_VERBS``: cancel, call off, pull, withdraw, return, refund,
-  quit, leave, give up, go off, used to, switch from, swap, goodbye, "is history" ...)
-  deny their object: the first value at most five words after the verb in its clause,
-  before any "and", "to", "for" or new subject; in the passive ("#4411 is cancelled")
-  the value before it; with a pronoun ("call it off") the nearest value before it. A
-  verb that undoes a purchase (``CANCEL_VERBS``) undoes every order number of its
-  sentence, or, with none, the order the sentence names ("I cancelled my order"). A
-  change under a negation or only possible ("I haven't cancelled it", "I might quit")
-  changes nothing.
-- **Discourse**: a sentence with no value that denies with no object of its own or
-  undoes a pronoun ("Not anymore.", "Not happening anymore, I pulled it.", "It's
-  history.") denies the values of the sentence before
-  (:func:`~kit.longterm.fact_scope.refers_back`).
-- **The speaker's facts only** (:class:`~kit.longterm.fact_scope.Markers`): not a value
-  whose last subject before it is another agent ("My friend said she lives in Paris",
-  "my sister lives in Leeds", "my boss, Sarah, loves espresso"), nor one said under a
-  condition, a wish or a possibility ("If I moved to Berlin", "I might move to Oslo";
-  a preference is stated that way: "if I could drink one thing, it'd be chai"), nor a
-  yes/no question's ("Should I move to Oslo?"; "Did I tell you I moved to Oslo?"
-  states it), nor a question to the listener ("Do you live in Lisbon?"), nor a sentence
-  about "he", "she" or "they" that no earlier sentence of the turn introduced.
+- **Negation** ("not", "n't", "never", "no longer", "anymore") denies the values of its
+  clause (clauses end at , ; : and before "but", "though") when it governs the link to
+  them, not an idiom ("can't believe"), a negated change ("I wouldn't swap Lisbon") or
+  another agent's action ("the dog wouldn't come out"), and no later negative word
+  turns it back ("can't start the day without"); the sister's or the dog's name only by a
+  negated naming word ("our dog isn't called Rex").
+- **Change verbs** (``CHANGE_VERBS``: cancel, pull, withdraw, refund, quit, leave, give up,
+  switch from, swap, goodbye, "is history" ...) deny their object: the first value at
+  most five words after the verb in its clause (before "and", "to", "for" or a new
+  subject), the value before it in the passive ("#4411 is cancelled"), the antecedent of
+  "it" ("call it off"). A verb that undoes a purchase (``CANCEL_VERBS``) undoes every
+  order number of its sentence, or the order it names ("I cancelled my order"). A change
+  negated or only possible ("I haven't cancelled it", "I might quit") changes nothing.
+- **Discourse**: a sentence with no value that denies with no object of its own or undoes
+  a pronoun ("Not anymore.", "Not happening anymore, I pulled it.") denies the values of
+  the sentence before; one undoing a purchase ("I got a refund") its order.
+- **The speaker's facts only**: not a value whose last subject before it is another agent
+  ("My friend said she lives in Paris", "my sister lives in Leeds"), nor one said under a
+  condition or a wish ("If I moved to Berlin", "I might move to Oslo"; a preference is
+  stated that way: "if I could drink one thing, it'd be chai"), nor a yes/no question's
+  ("Should I move to Oslo?"), nor a question to the listener ("Do you live in Lisbon?"),
+  nor a sentence about "he", "she" or "they" that no earlier sentence introduced.
 - An **allergy** is denied only about the allergy itself ("no longer allergic",
   "outgrew"): "I can't eat sesame any more" states it.
 
