@@ -169,6 +169,8 @@ H, E = "home city", "employer"
     ("Oakridge Bank poached me from Brightwater.", {"Brightwater Labs": E},
      [(E, "Oakridge Bank", False)]),
     ("Bergen was rainy today.", {"Bergen": H}, [(H, "Bergen", False)]),
+    ("We said goodbye to Bergen and to our friends Ana and Tom.", {"Bergen": H},
+     [(H, "Bergen", True)]),
     # 4. a sentence that denies or undoes with no value of its own: the sentence before
     ("Order #4411 for a lamp. It's not going ahead, I withdrew it.", None,
      [("open order", "#4411", True)]),

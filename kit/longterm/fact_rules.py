@@ -20,7 +20,8 @@ sentence shapes: the words may come in any order.
   what it holds before it reads, as mem0 does): a stored home city or employer named in
   a turn is its own cue word, and when a change leaves it ("We swapped Lisbon for
   Bergen", "Bye bye Brightwater Labs, hello Oakridge Bank!", "from Lisbon to Bergen",
-  "poached me from Brightwater Labs") the sentence's other names take its attribute.
+  "poached me from Brightwater Labs") the sentence's other names that "in", "to", "for"
+  or "hello" introduces take its attribute.
 - **Negation** ("not", "n't", "never", "no longer", "anymore") denies the values of its
   clause (clauses end at , ; : and before "but", "though") when it governs the link to
   them, not an idiom ("can't believe"), a negated change ("I wouldn't swap Lisbon") or
@@ -103,6 +104,7 @@ _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|an
 _NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
+_TOWARDS = re.compile(r"\b(?:in|to|for|into|at|with|hello|hi|welcome)\s+(?:the\s+)?$", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
@@ -220,8 +222,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         clause_of.append(len(ends) - 1)
     markers, out, itself = Markers(sentence), [], {}
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
-        if not attribute:
-            if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS):
+        if not attribute:                   # the new place: "for Bergen", "hello Oakridge Bank"
+            if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
+                               ) or not _TOWARDS.search(sentence, max(0, p - 12), p):
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
