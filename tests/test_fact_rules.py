@@ -171,6 +171,9 @@ H, E = "home city", "employer"
     ("Bergen was rainy today.", {"Bergen": H}, [(H, "Bergen", False)]),
     ("We said goodbye to Bergen and to our friends Ana and Tom.", {"Bergen": H},
      [(H, "Bergen", True)]),
+    ("Hobart is home now, Bergen feels far away.", {"Bergen": H}, [(H, "Hobart", False)]),
+    ("Big move! We're in Hobart now. Bergen feels like a lifetime ago.", {"Bergen": H},
+     [(H, "Hobart", False)]),
     # 4. a sentence that denies or undoes with no value of its own: the sentence before
     ("Order #4411 for a lamp. It's not going ahead, I withdrew it.", None,
      [("open order", "#4411", True)]),

@@ -21,7 +21,9 @@ sentence shapes: the words may come in any order.
   a turn is its own cue word, and when a change leaves it ("We swapped Lisbon for
   Bergen", "Bye bye Brightwater Labs, hello Oakridge Bank!", "from Lisbon to Bergen",
   "poached me from Brightwater Labs") the sentence's other names that "in", "to", "for"
-  or "hello" introduces take its attribute.
+  or "hello" introduces take its attribute; named beside a new value of its attribute in
+  the turn, it is the old one, not said again ("Tallinn is home now, Lisbon feels far
+  away").
 - **Negation** ("not", "n't", "never", "no longer", "anymore") denies the values of its
   clause (clauses end at , ; : and before "but", "though") when it governs the link to
   them, not an idiom ("can't believe"), a negated change ("I wouldn't swap Lisbon") or
@@ -243,10 +245,11 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 and markers.hypothetical(p, clause(ends, p)[0])):
             continue                        # another's fact, or only a wish or a condition
         out.append((p, attribute, value, no))
-    keep = {}                  # name-valued: the last value not denied, else the last denied
-    for k, (_, attribute, _, no) in enumerate(out):
+    keep, rank = {}, {}        # name-valued: the last value not denied and new, else ...
+    for k, (_, attribute, value, no) in enumerate(out):
         if ATTRIBUTES[attribute][1] is None and attribute != "open order":
-            if attribute not in keep or not no or out[keep[attribute]][3]:
+            rank[k] = (not no, _held(known, value) != attribute)   # a stored one is the old
+            if attribute not in keep or rank[k] >= rank[keep[attribute]]:
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
             if ATTRIBUTES[v[1]][1] is not None or v[1] == "open order" or keep[v[1]] == k
@@ -322,7 +325,9 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
         for _, attribute, value, denied in said:
             found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0],
                                    source, when))
-    return found
+    new = {c.attribute for c in found if not c.negated and _held(held, c.value) != c.attribute}
+    return [c for c in found if c.negated or c.attribute not in new   # "We're in Oslo now.
+            or _held(held, c.value) != c.attribute]                    # Bergen feels far away."
 
 
 def parse_candidates(reply: object, speaker: str, source: tuple[int, ...] = (),
