@@ -14,6 +14,7 @@ EVENT_ATTRIBUTE = {"city": "home city", "city again": "home city", "city change"
                    "drink": "favourite drink", "drink change": "favourite drink",
                    "sister": "sister's name", "dog": "dog's name", "instrument": "instrument"}
 
+
 def read(text, known=None):
     return [(c.attribute, c.value, c.negated)
             for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"), known=known)]
