@@ -2,7 +2,7 @@
 order, a reversed preference), held-out and development templates side by side, then the
 blind templates (written by someone who never read the extractor, development data since
 the extractor was rewritten after seeing its misses) and the blind-2 templates (written by
-another engineer who never read it, read only after the rewritten extractor was frozen).
+another engineer who never read it, measured once blind, then read: development data too).
 
 Builds ``--conversations`` seeded conversations of each template part
 (:func:`kit.synthetic_changes.changing_set`, each over 3 x the budget long), feeds each

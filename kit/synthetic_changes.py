@@ -21,8 +21,10 @@ words), ``split="blind"`` only the third (written later by someone who never rea
 extractor; the extractor was then rewritten after seeing its misses, so it is development
 data now), ``split="blind-2"`` only
 :data:`kit.synthetic_changes_blind2.BLIND2_TEMPLATES` (written by another engineer who
-never read the extractor, and read only after the rewritten extractor was frozen: the
-blind test). Questions
+never read the extractor, read only after the rewritten extractor was frozen and
+measured once as the blind test; the extractor was then changed after its misses there
+were read, so blind-2 is development data now too: only templates the extractor's
+authors have never seen measure how far it carries). Questions
 (:class:`ChangeQuestion`), five kinds (:data:`KINDS`):
 
 - ``current``: the value now ("Where does Maya live now?"); both allergies for the
@@ -117,8 +119,8 @@ TEMPLATES = {
 # The blind third: written for a blind test by an engineer who never read the extractor, its
 # tests or lesson 12's prose, as users say these things (indirect, casual, past or present
 # tense); one phrasing for each held-out one, with the same placeholders. The extractor was
-# rewritten after its misses here were seen: a development split since (the blind test is
-# "blind-2", kit.synthetic_changes_blind2).
+# rewritten after its misses here were seen: a development split since (so is "blind-2",
+# kit.synthetic_changes_blind2, measured once blind and then read).
 _BLIND = {
     "city": ["Home's {v} for me, I've been here about two years.",
              "Our flat in {v} is tiny, but the view over the rooftops makes up for it.",

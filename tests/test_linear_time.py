@@ -106,6 +106,18 @@ CASES = {
         make = lambda n: "I love " + "matcha " * (n // 14) + ". " + "Not anymore. " * (n // 26)
         call = extract_by_rules
     """,
+    "fact rules: negations after agents and idioms, conditions, subjects and openers": """
+        from kit.longterm.fact_rules import extract_by_rules
+        unit = "the dog wouldn't believe my friend said if I never could Lisbon: Really  , Ana "
+        make = lambda n: "I live in my sister " + unit * (n // 80)
+        call = extract_by_rules
+    """,
+    "fact rules: stored values left, from-to, deixis and denials of the sentence before": """
+        from kit.longterm.fact_rules import extract_by_rules
+        unit = "We left Lisbon for Oslo. I live here. From Lisbon to Bergen. Not happening. "
+        make = lambda n: unit * (n // 76)
+        call = lambda text: extract_by_rules(text, known={"Lisbon Old Town": "home city"})
+    """,
     "facts: capitalised words after runs of spaces": """
         from kit.memory.facts import facts_in
         make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)

@@ -3,16 +3,20 @@
 General language, not the phrasings of any test: value lists of the word-valued
 attributes, the cue words (with their inflections) of the name-valued ones, the last
 words that make a name an organisation's, the verbs that cancel, leave or replace what
-they name (regular expressions), and the capitalised words that are never a name. A
-``.`` in a cue stands for the space of a multi-word cue ("first.day").
+they name (regular expressions), and the capitalised words that are never a name; for
+the scope principles (:mod:`kit.longterm.fact_scope`): what a negation governs when it
+denies nothing, the agents whose actions or facts are not the speaker's, the words of
+condition and wish, the question openers. A ``.`` in a cue stands for the space of a
+multi-word cue ("first.day").
 """
 from __future__ import annotations
 
 import re
 
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
-           "CHANGE_VERBS",
-           "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS"]
+           "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
+           "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
+           "QUESTION_OPENERS", "EMBEDDING_VERBS"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {
@@ -31,7 +35,8 @@ ATTRIBUTES = {
 # name-valued attribute -> the words (with their inflections) that say a name is its value
 CUES = {
     "sister's name": "sister sisters sis",
-    "dog's name": "dog dogs doggy puppy puppies pup pooch",
+    "dog's name": "dog dogs doggy puppy puppies pup pooch labrador retriever spaniel terrier "
+                  "poodle beagle collie dachshund greyhound whippet corgi husky pug mutt",
     "employer": "job jobs work works worked working workplace employer employers employed "
                 "employee employment hire hires hired hiring join joins joined joining offer "
                 "offered company companies firm firms boss manager colleague colleagues "
@@ -41,13 +46,13 @@ CUES = {
                 "started.at starting.at start.at started.with finished.up.at signed.with "
                 "laid.off analyst engineer developer designer nurse teacher accountant "
                 "consultant editor researcher scientist lawyer architect programmer intern "
-                "clerk cashier jumped.ship taken.on day.one",
+                "clerk cashier jumped.ship taken.on day.one poach poached recruited headhunted",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
                  "moving mover movers relocate relocates relocated relocating relocation "
                  "settle settles settled settling based neighbourhood neighborhood neighbours "
                  "neighbors address resident rent rents rented renting lease landlord unpack "
                  "unpacked unpacking local locals hometown emigrated new.place put.down.roots "
-                 "packed.up",
+                 "packed.up upped.sticks our.bags my.bags",
 }
 # last words that make a name an organisation's (so an employer, never a city or a pet)
 ORGANISATIONS = set("""
@@ -64,18 +69,24 @@ CANCEL_VERBS = (
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
     r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
     r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
-    r"withdr[ae]w|backed\s+out\s+of|pulled\s+the\s+plug\s+on|ditch(?:ed|ing)?|nix(?:ed|ing)?")
+    r"withdr(?:aw|ew|awn|awing|aws)|back(?:s|ed|ing)?\s+out(?:\s+of)?|"
+    r"pull(?:s|ed|ing)?(?:\s+the\s+plug)?(?!\s+(?:up|over|in|into|through|off|apart)\b)|"
+    r"ditch(?:ed|ing)?|nix(?:ed|ing)?|abandon(?:s|ed|ing)?|void(?:s|ed)?|revok(?:e|ed|ing)|"
+    r"rescind(?:s|ed|ing)?|"
+    r"chang(?:e|ed|ing)\s+(?:my|our)\s+minds?\s+(?:about|on)|forget(?:\s+about)?")
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
     r"quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
-    r"(?:gave|give|given|giving)\s+up(?:\s+on)?|(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
-    r"stop(?:s|ped|ping)?|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
+    r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|"
+    r"(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
+    r"stop(?:s|ped|ping)?|put(?:s|ting)?\s+(?:\S+\s+){0,2}?down|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
     r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with")
 # phrases that end what their subject (the value before them) names: "matcha is history"
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
-                   r"done|finished|a\s+thing\s+of\s+the\s+past|in\s+the\s+past)")
+                   r"done|finished|out|over|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
+                   r"in\s+the\s+past|behind\s+(?:me|us))")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
@@ -83,12 +94,17 @@ CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
     r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
     r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
-    r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with")
+    r"(?:bye[\s-])?bye(?:\s+to)?|so\s+long|"
+    r"from(?=(?:\s+\S+){1,4}?\s+(?:to|into)\s)|"
+    r"(?:tired|sick|bored)\s+of|fed\s+up\s+with|done\s+with|"
+    r"(?:am|'m|are|'re|so|totally|completely)\s+over(?!\s+(?:the\s+moon|in|at|here|there)\b)|"
+    r"moved\s+on\s+from")
 # sentence openers and other capitalised words that are never a name
 COMMON_WORDS = set("""
 I I'm I've My Me Mine We We're We've Our Us You Your He She His Her They Their It Its The A An
 This That These Those There Here Some Any No Not Yes Yeah Nope Okay Ok OK And But So Or Then
-Also Just Still Finally Anyway Anyhow Well Oh Ah Ugh Yay Wow Hey Hi Hello Guess News Update
+Also Just Still Finally Anyway Anyhow Well Oh Ah Ugh Yay Wow Hey Hi Hello Bye Goodbye Farewell
+Welcome Guess News Update
 Quick Big Little Good Great Bad Sad Happy Honestly Actually Basically Seriously Luckily Sadly
 Apparently Officially Surprisingly Weirdly Obviously Today Tonight Yesterday Tomorrow Last Next
 Now Soon Since After Before When Where What Why How Who Which If As At In On For From To With
@@ -116,3 +132,46 @@ def _letters(test) -> str:
 
 # a name's letters: "Zürich", "São Paulo", "İstanbul", "Kraków" (inside a character class)
 CAPITALS, SMALL_LETTERS = _letters(str.isupper), _letters(str.islower)
+
+
+# -- the principles' word lists (kit.longterm.fact_scope) --------------------------------
+# what a negation governs when it is an intensifier or an idiom, not a denial of the link
+# between the speaker and a value: "can't believe", "couldn't be happier", "not bad"
+NEGATED_ATTITUDES = (
+    r"believe|imagine|wait|complain|thank|recommend|stress|deny|lie|lying|regret|doubt|"
+    r"wonder|forget|mind|get\s+over|think|thought|reckon|suppose|expect(?:ed)?|knew|"
+    r"imagined|dreamed|dreamt|perfect|ideal|cheap|easy|quiet|warm|sunny|fancy|flawless|"
+    r"help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
+    r"(?:be|been|feel|felt|get|got|have\s+been)\s+(?:any\s+)?(?:happier|better|prouder|"
+    r"gladder|more|less)|bad|too\s+bad|half\s+bad|only|just|long\s+ago|that\s+long|"
+    r"(?:a|one)\s+(?:single\s+)?(?:day|week|moment)")
+# people and animals: a negation or a predicate whose subject is one of them is another
+# agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
+AGENTS = (
+    r"he|she|they|someone|somebody|everyone|everybody|nobody|people|friend|friends|boss|"
+    r"manager|colleague|colleagues|coworker|coworkers|mum|mom|mother|dad|father|parents|"
+    r"brother|brothers|sister|sisters|sis|partner|husband|wife|boyfriend|girlfriend|"
+    r"fianc[eé]e?|son|daughter|kids?|children|child|baby|cousin|aunt|uncle|grandma|grandpa|"
+    r"grandmother|grandfather|neighbou?rs?|flatmate|roommate|housemate|landlord|landlady|"
+    r"doctor|teacher|dog|dogs|pup|puppy|cat|cats|kitten|pet|shop|store|seller|courier")
+# a value said under these is a wish, a condition or a possibility, not a stated fact
+# ("If I moved to Berlin", "I might move to Oslo", "I'd love to live in Rome")
+HYPOTHETICAL = (
+    r"if|unless|whether|might|may|could|would|should|maybe|perhaps|possibly|someday|"
+    r"one\s+day|wish|hope|hoping|dream(?:ing)?\s+(?:of|about)|consider(?:ing)?|"
+    r"(?:thinking|thought)\s+(?:of|about)|plan(?:s|ning)?\s+to|wants?\s+to|wanted\s+to|"
+    r"would\s+love\s+to|'d")
+# attributes that a wish or a would-choice states ("If I could drink one thing, it'd be chai")
+PREFERENCES = {"favourite drink"}
+# attributes whose value names an agent (a person, a pet): negating what it does never
+# denies its name; only a negated naming word does ("Rex isn't his name")
+AGENT_NAMES = {"sister's name": "sister|sisters|sis|called|named|name",
+               "dog's name": "dog|dogs|doggy|puppy|pup|pooch|called|named|name"}
+# auxiliaries that open a yes/no question: "Should I move to Oslo?" asks, states nothing
+QUESTION_OPENERS = {"do", "does", "did", "is", "am", "are", "was", "were", "have", "has",
+                    "had", "should", "could", "would", "will", "can", "shall", "may", "might",
+                    "must", "isn't", "aren't", "don't", "doesn't", "didn't", "haven't",
+                    "hasn't", "won't", "wouldn't", "shouldn't", "can't", "couldn't"}
+# verbs that embed the speaker's statement in a question ("Did I tell you I moved to Lisbon?")
+EMBEDDING_VERBS = (r"know|knew|tell|told|mention(?:ed)?|hear|heard|guess|believe|remember|"
+                   r"realis(?:e|ed)|realiz(?:e|ed)|see|saw|notice(?:d)?")

@@ -95,11 +95,12 @@ class _FactFrame:
             self.model_calls += 1
             candidates, by_model = extract_with_model(self.extractor, content, subject,
                                                       source=(number,), when=iso,
-                                                      speakers=self.speakers)
+                                                      speakers=self.speakers,
+                                                      known=self._known(subject))
             self.extractor_fallbacks += not by_model
         else:
             candidates = extract_by_rules(content, subject, source=(number,), when=iso,
-                                          speakers=self.speakers)
+                                          speakers=self.speakers, known=self._known(subject))
         self._take(candidates)
         self.added = number
         self._recent(Message(role, content, 0, number, speaker or "", when or ""))
@@ -116,6 +117,10 @@ class _FactFrame:
 
     def _take(self, candidates: list[Candidate]) -> None:
         raise NotImplementedError
+
+    def _known(self, subject: str) -> dict[str, str] | None:
+        """The subject's current values the extractor may see (value -> attribute)."""
+        return None
 
     def _lines(self, mode: str, day: str) -> list[str]:
         raise NotImplementedError
@@ -231,6 +236,12 @@ class FactMemory(_FactFrame):
     def _take(self, candidates: list[Candidate]) -> None:
         for candidate in candidates:
             self.table.write(candidate)
+
+    def _known(self, subject: str) -> dict[str, str]:
+        """The write path retrieves what is stored before it reads a turn (mem0's
+        design): a change that names only the old value ("We swapped Lisbon for Bergen")
+        is read from the stored fact's attribute."""
+        return {f.value: f.attribute for f in self.table.current() if f.subject == subject}
 
     def _lines(self, mode: str, day: str) -> list[str]:
         if mode == "as_of":

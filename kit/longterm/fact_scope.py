@@ -1,0 +1,228 @@
+"""What a word of a turn is about: the scope principles of the rule-based fact extractor.
+
+:mod:`kit.longterm.fact_rules` finds values and their attributes; these helpers decide
+whether the speaker states them. Each is a principle of English, not a sentence shape,
+and each runs in time linear in the sentence's length (markers are found in one pass
+and looked up by position; any look-around is bounded):
+
+1. **Negation scope** (:func:`denying_negation`): a negation denies only when it
+   governs the link between the speaker and a value. Not when it governs an attitude
+   or an intensifier (``NEGATED_ATTITUDES``: "can't believe", "couldn't be happier",
+   "never been happier", "not bad") or a change ("I wouldn't swap Lisbon for anywhere":
+   not leaving is staying), nor when its subject is another agent
+   (``AGENTS``: "the dog wouldn't come out", "she never calls").
+2. **Names** (:func:`ordinary_word`): a capitalised word that opens a sentence or a
+   clause is a name only if English does not know it as anything but a noun: "Really",
+   "Honestly", "Sunny", "Took" are not names, "Biscuit" and "Lisbon" may be. The part of
+   speech comes from the lemma dictionary of the ``lemminflect`` package (offline).
+3. **Stored values** (a change that names only the old value) are read in
+   :mod:`kit.longterm.fact_rules`, from the facts the memory hands it.
+4. **Discourse** (:func:`refers_back`): a sentence with no value of its own that denies
+   ("Not happening anymore.", "It's not happening.") or undoes a pronoun ("I pulled
+   it.", "It's history.") is about the values of the sentence before.
+5. **Whose fact** (:class:`Markers`): a value is the speaker's unless the last subject
+   before it in its sentence is another agent ("my friend said she lives in Paris",
+   "my boss, Sarah, loves espresso", "my sister lives in Leeds"); values said under a
+   condition, a wish or a possibility (``HYPOTHETICAL``: "If I moved to Berlin", "I
+   might move to Oslo") are not stated, except a preference (``PREFERENCES``: "if I
+   could drink one thing, it'd be chai"); a yes/no question ("Should I move to
+   Oslo?") states nothing but what it embeds ("Did I tell you I moved to Lisbon?").
+   The name of an agent (``AGENT_NAMES``: the sister, the dog) is exempt: "she" and
+   "he" are that agent.
+
+The clauses of a sentence and the objects of change verbs (:func:`clauses`,
+:func:`object_of`), which these principles read, are here too.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Callable
+
+from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EMBEDDING_VERBS,
+                                       HYPOTHETICAL, LEAVE_VERBS, NEGATED_ATTITUDES,
+                                       QUESTION_OPENERS, SUBJECT_CHANGES)
+
+__all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denying_negation",
+           "object_of", "ordinary_word", "refers_back"]
+
+NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
+                      r"no\s+more|any\s*more)\b|n't\b", re.I)
+_FILLER = (r"(?:even|really|quite|ever|just|possibly|still|be|been|have|to|stop|honestly|"
+           r"always|gets?|got|getting)")
+_ATTITUDE = re.compile(r"\s*(?:" + _FILLER + r"\s+){0,3}(?:" + NEGATED_ATTITUDES + "|"
+                       + CHANGE_VERBS + r")\b", re.I)
+_AUX = (r"(?:ca|wo|ai|sha|do|does|did|is|are|was|were|has|have|had|would|could|should|will|"
+        r"can|must|might|just|still|really|even|ever|'s|'d|'ll|'re)")
+_AGENT_BEFORE = re.compile(r"\b(?:" + AGENTS + r")(?:'s|'d|'ll|'re)?(?:\s+" + _AUX + r")*\s*"
+                           + _AUX + r"?$", re.I)
+_WINDOW = 40                    # characters looked at before a negation for its subject
+
+
+def denying_negation(sentence: str, start: int, end: int) -> re.Match | None:
+    """The first negation of ``sentence[start:end]`` that denies (principle 1), or None."""
+    for no in NEGATION.finditer(sentence, start, end):
+        if _ATTITUDE.match(sentence, no.end()):
+            continue                                     # "can't believe", "not bad"
+        if _AGENT_BEFORE.search(sentence, max(start, no.start() - _WINDOW), no.start()):
+            continue                                     # "he wouldn't", "the dog never"
+        return no
+    return None
+
+
+_PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\s+(?:now\s+|"
+                      r"just\s+|been\s+)?$", re.I)
+_SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
+_PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
+UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
+                     r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
+                     r"thinking\s+(?:of|about)|"
+                     r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
+_TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
+                        CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
+_CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
+                         re.I)
+_OBJECT_WORD = re.compile(r"\S+")
+_OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
+                "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
+_ADJECTIVE = re.compile(r"old|former|previous|ex", re.I)   # before their noun, never passive
+_OBJECT_WORDS = 5               # at most this many words between a change verb and its object
+
+
+def clauses(sentence: str) -> tuple[list[int], list[int]]:
+    """``(clause ends, negations)``: where the negation that denies in each clause is
+    (:func:`denying_negation`; -1 for none): one that no later
+    negative word of the clause turns back."""
+    ends = [m.start() for m in _CLAUSE_END.finditer(sentence)] + [len(sentence)]
+    negations, start = [], 0
+    for end in ends:
+        no = denying_negation(sentence, start, end)
+        negations.append(no.start() if no is not None and _TURN_BACK.search(
+            sentence, no.end(), end) is None else -1)
+        start = end + 1
+    return ends, negations
+
+
+def clause(ends: list[int], position: int) -> tuple[int, int]:
+    """``(start, end)`` of the clause holding ``position``."""
+    c = bisect.bisect_left(ends, position)
+    return (ends[c - 1] + 1 if c else 0), ends[c]
+
+
+def object_of(sentence: str, verb: re.Match, starts: list[int], clause: tuple[int, int]
+            ) -> int | None:
+    """Index (in ``starts``, the values' positions) of the value a change verb ends, or
+    None: its subject ("matcha is history"), a pronoun's antecedent, a value inside the
+    verb ("put my cello down"), the first value in the next few words, or in the
+    passive the value before the verb (never for an adjective: "Oslo's old town")."""
+    before = bisect.bisect_left(starts, verb.start()) - 1
+    if _SUBJECT.match(verb.group()):
+        return before if before >= 0 and starts[before] >= clause[0] else None
+    if _PRONOUN.match(sentence, verb.end()) or re.search(r"\s(?:it|them)\s", verb.group()):
+        return before if before >= 0 else None
+    if before + 1 < len(starts) and starts[before + 1] < verb.end():
+        return before + 1                         # inside the verb: "put my cello down"
+    limit = clause[1]
+    for n, word in enumerate(_OBJECT_WORD.finditer(sentence, verb.end(), clause[1])):
+        if n > _OBJECT_WORDS or word.group().lower().strip("'\"") in _OBJECT_STOP:
+            limit = word.start()
+            break
+    i = bisect.bisect_left(starts, verb.end())
+    if i < len(starts) and starts[i] < limit:
+        return i
+    if not _ADJECTIVE.fullmatch(verb.group()) and _PASSIVE.search(
+            sentence, max(clause[0], verb.start() - 20), verb.start()):   # not "Oslo's old town"
+        return before if before >= 0 and starts[before] >= clause[0] else None
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def ordinary_word(word: str) -> bool:
+    """True if English knows ``word`` (case ignored) only as something other than a
+    noun (an adverb, an adjective, a verb): "Really", "Sunny", "Took" (principle 2)."""
+    from lemminflect import getAllLemmas       # loaded on first use (about 0.5 s)
+    kinds = getAllLemmas(word.lower())
+    return bool(kinds) and "NOUN" not in kinds and "PROPN" not in kinds
+
+
+_MARKER = re.compile(
+    r"(?P<agent>\b(?:my|our|his|her|their|the|a|an)\s+(?:\w+\s+)?(?:" + AGENTS +
+    r")(?:'s)?\b(?!\s+(?:at|from|in|of|with|for|and|or|to|on|about|by)\b)"
+    r"|\b(?:he|she|they)\b)"          # not "her", "their": "I joined their team at ..."
+    r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
+    r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"
+    r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
+
+
+class Markers:
+    """The subjects and the hypothetical words of one sentence, found once; then
+    :meth:`owner_is_other` and :meth:`hypothetical` look a value's position up."""
+
+    def __init__(self, sentence: str) -> None:
+        self.subjects: list[tuple[int, bool]] = []       # (end, another agent's)
+        self.unreal: list[int] = []
+        for m in _MARKER.finditer(sentence):
+            if m.group("unreal"):
+                self.unreal.append(m.start())
+            else:
+                self.subjects.append((m.end(), m.group("agent") is not None))
+        self._ends = [e for e, _ in self.subjects]
+        first = re.match(r"\s*(?:if|unless)\s+(?:i|we)\b", sentence, re.I)
+        self.conditional = first is not None       # "If I moved to Berlin, I'd miss ..."
+
+    def owner_is_other(self, position: int) -> bool:
+        """True if the last subject before ``position`` is another agent."""
+        i = bisect.bisect_right(self._ends, position) - 1
+        return i >= 0 and self.subjects[i][1]
+
+    def hypothetical(self, position: int, clause_start: int) -> bool:
+        """True if a condition, wish or possibility comes before ``position`` in its
+        clause, or the sentence opens with "if I" or "if we"."""
+        i = bisect.bisect_left(self.unreal, position) - 1
+        return self.conditional or (i >= 0 and self.unreal[i] >= clause_start)
+
+
+_EMBEDDED = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:that\s+)?"
+                       r"(?:i|we)\b", re.I)
+_FIRST_WORD = re.compile(r"\s*([\w']+)")
+
+
+def asks(sentence: str, question: bool) -> int | None:
+    """For a yes/no question (``question``: it ends with "?" and opens with an
+    auxiliary): the position from which it states something ("Did I tell you I moved
+    ..."), or len(sentence) when it states nothing. None for any other sentence."""
+    first = _FIRST_WORD.match(sentence)
+    if not question or first is None or first.group(1).lower() not in QUESTION_OPENERS:
+        return None
+    embedded = _EMBEDDED.search(sentence)
+    return len(sentence) if embedded is None else embedded.end()
+
+
+_BACK_NEGATION = re.compile(
+    r"\s*(?:(?:no|nope|nah|well|so|oh|sadly|actually|yeah|and|but|honestly|yep)\W+)*"
+    r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+will)?\s+)?(?:not|no\s+longer|never|isn't|"
+    r"wasn't|won't|ain't)(?:\s+(?:really|even|so|actually|going\s+to|gonna|be))?"
+    r"(?:\s*$|\s+(?:\w+ing|any\s*more|any\s+longer|longer|now|again|these\s+days|the\s+case|"
+    r"true|a\s+thing|an\s+option|on|off|for\s+(?:me|us)|(?:my|our)\s+thing|needed|wanted|"
+    r"valid|open)\b)", re.I)
+_BACK_SUBJECT = re.compile(r"\b(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:now\s+)?(?:all\s+)?"
+                           r"(?:history|gone|done|over|finished|off|cancell?ed|dead)\b", re.I)
+_CHANGE_PRONOUN = re.compile(r"\b(?:(?:" + CHANGE_VERBS + r")\s+(?:it|that|them|this)\b|"
+                             r"\w+\s+(?:it|them)\s+(?:up|off|back)\b)", re.I)
+
+
+def refers_back(sentence: str, real: Callable[[int], bool]) -> bool:
+    """True if a sentence with no value of its own denies or undoes the values of the
+    sentence before (principle 4): it opens with a denying negation with no subject but
+    "it"/"that" and no object of its own, only a participle or a word of time ("Not
+    happening anymore.", "It's not going ahead."; not "Not much news."), says "it's
+    history/over", or a real change
+    verb takes a pronoun ("I pulled it"). ``real(position)``: the change at that
+    position is not negated or only possible."""
+    opening = _BACK_NEGATION.match(sentence)
+    if opening is not None and denying_negation(sentence, opening.start(), len(sentence)):
+        return True
+    if _BACK_SUBJECT.search(sentence):
+        return True
+    return any(real(m.start()) for m in _CHANGE_PRONOUN.finditer(sentence))
