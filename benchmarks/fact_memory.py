@@ -15,7 +15,7 @@ the held-out half; then, for each split of ``--splits`` beyond those two ("blind
 the held-out ones. Stub models only: deterministic, offline, no timings.
 
 Usage: python benchmarks/fact_memory.py [--conversations 20] [--budget 2000]
-       [--splits blind,blind-2]
+       [--splits blind,blind-2,blind-3]
 """
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--conversations", type=int, default=20,
                         help="conversations per template half (>= 1)")
     parser.add_argument("--budget", type=int, default=2000, help="token budget (cl100k_base)")
-    parser.add_argument("--splits", default="blind,blind-2",
+    parser.add_argument("--splits", default="blind,blind-2,blind-3",
                         help="comma-separated extra splits, printed after the held-out and "
-                             "development ones (default: blind,blind-2; '' for none)")
+                             "development ones (default: blind,blind-2,blind-3; '' for none)")
     args = parser.parse_args(argv)
     extra = [s for s in args.splits.split(",") if s]
     bad = [s for s in extra if s not in SPLITS or s in _MAIN]

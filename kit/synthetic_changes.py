@@ -49,13 +49,15 @@ from dataclasses import dataclass
 from kit.locomo import LongConversation, LongTurn
 from kit.synthetic import _LEADS, _OPENERS, _SMALL_TALK, _date_text
 from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
+from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
 from kit.validation import check_int
 
 __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "changing_set",
            "split_templates", "KINDS", "SPLITS", "STORIES", "TEMPLATES", "VALUES"]
 
 KINDS = ("current", "unchanged", "as_of", "history", "abstention")
-SPLITS = ("development", "held-out", "blind", "blind-2")
+SPLITS = ("development", "held-out", "blind", "blind-2", "blind-3")
+_OWN_FILES = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES}   # splits of a file each
 STORIES = ("move", "new job", "new allergy", "cancelled order", "preference reversed")
 _START = datetime.date(2023, 1, 9)
 
@@ -200,12 +202,14 @@ class ChangeConversation:
 
 def split_templates(split: str) -> dict[str, list[str]]:
     """Event -> the templates of one split (one of :data:`SPLITS`): a part of
-    :data:`TEMPLATES`, or for "blind-2" :data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES`.
-    Raises ValueError naming an unknown split."""
+    :data:`TEMPLATES`, or for "blind-2" and "blind-3" the templates of their own files
+    (:data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES`,
+    :data:`~kit.synthetic_changes_blind3.BLIND3_TEMPLATES`). Raises ValueError naming an
+    unknown split."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
-    if split == "blind-2":
-        return {event: list(BLIND2_TEMPLATES[event]) for event in TEMPLATES}
+    if split in _OWN_FILES:
+        return {event: list(_OWN_FILES[split][event]) for event in TEMPLATES}
     return {event: parts[SPLITS.index(split)] for event, parts in TEMPLATES.items()}
 
 

@@ -387,8 +387,9 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
     targets = [row for row in rows if row and row[-1] in ("yes", "NO")]
     beside = [row for row in rows if len(row) > 4 and row[-4] in ("<=", ">=")]  # held-out, blind
-    assert len(beside) == 10          # one table beside the targets per split: blind, blind-2
-    for table, split in ((beside[:5], "blind"), (beside[5:], "blind-2")):
+    splits = ("blind", "blind-2", "blind-3")
+    assert len(beside) == 5 * len(splits)      # one table beside the targets per split
+    for table, split in ((beside[5 * i:5 * i + 5], s) for i, s in enumerate(splits)):
         after = [row for row in rows if row and row[0] == split]
         assert [" ".join(row[1:-8]) for row in after] == ["append-only", "overwrite", "summary",
                                                           "recall", "fact memory"]

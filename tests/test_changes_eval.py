@@ -10,6 +10,7 @@ from kit.memory_eval import CachedMeasure
 from kit.synthetic_changes import (KINDS, SPLITS, TEMPLATES, ChangeQuestion,
                                    changing_conversation, changing_set, split_templates)
 from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
+from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
 from kit.tokens import cl100k_tokens
 
 
@@ -26,7 +27,7 @@ def _template_of(text):
 
 
 @pytest.mark.parametrize("split, half", [("development", 0), ("held-out", 1), ("blind", 2),
-                                         ("blind-2", 3)])
+                                         ("blind-2", 3), ("blind-3", 4)])
 def test_a_conversation_uses_one_half_of_the_templates_and_is_long_enough(split, half):
     one = changing_conversation(3, split)
     assert one == changing_conversation(3, split)                   # same seed, same talk
@@ -49,11 +50,12 @@ def test_the_blind_split_mirrors_the_held_out_one_in_other_words():
     def words(text):                    # the phrasing without placeholders, case or punctuation
         return " ".join(re.findall(r"[a-z']+", re.sub(r"\{\w+\}", " ", text.lower())))
 
-    assert SPLITS == ("development", "held-out", "blind", "blind-2")
+    assert SPLITS == ("development", "held-out", "blind", "blind-2", "blind-3")
     assert split_templates("blind-2") == {e: list(BLIND2_TEMPLATES[e]) for e in TEMPLATES}
+    assert split_templates("blind-3") == {e: list(BLIND3_TEMPLATES[e]) for e in TEMPLATES}
     assert split_templates("blind") == {e: parts[2] for e, parts in TEMPLATES.items()}
     with pytest.raises(ValueError, match="split must be one of"):
-        split_templates("blind-3")
+        split_templates("blind-4")
     for event, parts in TEMPLATES.items():
         assert len(parts) == 3, event
         _, held, blind = parts
