@@ -1,8 +1,10 @@
 """Benchmark: memories on facts that change (moves, new jobs, a new allergy, a cancelled
 order, a reversed preference), held-out and development templates side by side, then the
 blind templates (written by someone who never read the extractor, development data since
-the extractor was rewritten after seeing its misses) and the blind-2 templates (written by
-another engineer who never read it, measured once blind, then read: development data too).
+the extractor was rewritten after seeing its misses), the blind-2 templates (written by
+another engineer who never read it, measured once blind, then read: development data too)
+and the blind-3 templates (written by a third, measured once after the extractor was
+frozen: the blind test).
 
 Builds ``--conversations`` seeded conversations of each template part
 (:func:`kit.synthetic_changes.changing_set`, each over 3 x the budget long), feeds each
@@ -10,8 +12,8 @@ into every policy of :data:`kit.change_eval.POLICIES` at ``--budget`` tokens
 (cl100k_base) and prints one row per split and policy: current values answerable and
 stale, values as of a date answerable, histories whole, abstentions right, never-changed
 facts answerable (all in %), the mean context size; then the fact memory's targets on
-the held-out half; then, for each split of ``--splits`` beyond those two ("blind" and
-"blind-2" by default; "" for none), its own table and the fact memory's figures beside
+the held-out half; then, for each split of ``--splits`` beyond those two ("blind",
+"blind-2" and "blind-3" by default; "" for none), its own table and the fact memory's figures beside
 the held-out ones. Stub models only: deterministic, offline, no timings.
 
 Usage: python benchmarks/fact_memory.py [--conversations 20] [--budget 2000]

@@ -13,7 +13,7 @@ change (:data:`STORIES`):
 - she places an order and **cancels** it (a retraction);
 - her favourite drink is **reversed** (she goes off the old one, then names a new one).
 
-Every statement is written from phrasing templates fixed in advance, in four disjoint
+Every statement is written from phrasing templates fixed in advance, in five disjoint
 parts (:data:`SPLITS`): ``split="development"`` uses only the first part of
 :data:`TEMPLATES` (the one the kit's extractor was first written against),
 ``split="held-out"`` only the second (written by the extractor's author, knowing its cue
@@ -23,8 +23,11 @@ data now), ``split="blind-2"`` only
 :data:`kit.synthetic_changes_blind2.BLIND2_TEMPLATES` (written by another engineer who
 never read the extractor, read only after the rewritten extractor was frozen and
 measured once as the blind test; the extractor was then changed after its misses there
-were read, so blind-2 is development data now too: only templates the extractor's
-authors have never seen measure how far it carries). Questions
+were read, so blind-2 is development data now too), ``split="blind-3"`` only
+:data:`kit.synthetic_changes_blind3.BLIND3_TEMPLATES` (written by a third engineer who
+never read the extractor, merged after the extractor was frozen and measured once: the
+blind test; only templates the extractor's authors have never seen measure how far it
+carries). Questions
 (:class:`ChangeQuestion`), five kinds (:data:`KINDS`):
 
 - ``current``: the value now ("Where does Maya live now?"); both allergies for the
