@@ -20,8 +20,9 @@ def read(text, known=None):
             for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"), known=known)]
 
 
-# every split, blind-2 included: measured once as the blind test, it is development data since
-@pytest.mark.parametrize("split", SPLITS)
+# every development split, blind-2 included (measured once as the blind test, development
+# data since); not blind-3, the blind test: measured once, its misses listed, never required
+@pytest.mark.parametrize("split", [s for s in SPLITS if s != "blind-3"])
 def test_every_template_of_the_development_splits_is_read(split):
     """Each statement gives its value, stated (denied for a cancellation), nothing of
     another attribute, and no old value stated after the new one. A change is read with
