@@ -216,3 +216,23 @@ def test_the_memory_reads_a_change_that_names_only_the_old_value():
 def test_stored_values_that_are_not_a_dict_of_str_are_refused():
     with pytest.raises(TypeError, match="known"):
         extract_by_rules("We left Bergen.", "Maya", known=["Bergen"])
+
+
+def test_a_turn_read_again_keeps_its_own_provenance_and_long_turns_are_not_remembered():
+    """Short turns are read once per text, speakers and known values (an evaluation feeds
+    one conversation to several memories); each call still gets its own source and date,
+    and a long turn is read afresh (nothing of unbounded size is kept)."""
+    from kit.longterm import fact_rules
+    text = "I moved to Tallinn last spring."
+    first = extract_by_rules(text, "Maya", source=(3,), when="2023-01-09")
+    hits = fact_rules._read_short.cache_info().hits
+    again = extract_by_rules(text, "Maya", source=(9,), when="2023-05-01")
+    assert fact_rules._read_short.cache_info().hits == hits + 1
+    assert [(c.value, c.source, c.when) for c in first] == [("Tallinn", (3,), "2023-01-09")]
+    assert [(c.value, c.source, c.when) for c in again] == [("Tallinn", (9,), "2023-05-01")]
+    assert extract_by_rules(text, "Maya", known={"Tallinn": "home city"}) != []
+    calls = fact_rules._read_short.cache_info()
+    long = "Nice weather today. " * 200 + text
+    assert [c.value for c in extract_by_rules(long, "Maya")] == ["Tallinn"]
+    after = fact_rules._read_short.cache_info()
+    assert (after.hits, after.misses) == (calls.hits, calls.misses)

@@ -61,6 +61,7 @@ development data; only a split it has never seen measures how far it carries.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 import unicodedata
@@ -284,6 +285,18 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
             isinstance(k, str) and isinstance(a, str) for k, a in known.items())):
         raise TypeError(f"known must be a dict of value -> attribute (str), got {known!r:.60}")
     text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
+    args = (text, speaker, tuple(speakers), tuple(sorted((known or {}).items())))
+    read = _read_short if len(text) <= _CACHED_CHARS else _read
+    return [replace(c, source=source, when=when) for c in read(*args)]
+
+
+_CACHED_CHARS = 2000   # a turn up to this many characters is read once per known values
+
+
+def _read(text: str, speaker: str, speakers: tuple[str, ...],
+          known: tuple[tuple[str, str], ...]) -> tuple[Candidate, ...]:
+    """:func:`extract_by_rules` of an NFC text, its arguments checked, without provenance."""
+    known = dict(known)
     held = {" ".join(re.findall(r"\w+", v.lower())): a for v, a in (known or {}).items()
             if a in LEAVABLE}
     held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())   # and its first
@@ -323,11 +336,15 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
             continue
         last = len(found)
         for _, attribute, value, denied in said:
-            found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0],
-                                   source, when))
+            found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0]))
     new = {c.attribute for c in found if not c.negated and _held(held, c.value) != c.attribute}
-    return [c for c in found if c.negated or c.attribute not in new   # "We're in Oslo now.
-            or _held(held, c.value) != c.attribute]                    # Bergen feels far away."
+    return tuple(c for c in found if c.negated or c.attribute not in new  # "We're in Oslo now.
+                 or _held(held, c.value) != c.attribute)                   # Bergen feels far away."
+
+
+# The same short turn is read again and again (an evaluation feeds one conversation to
+# several memories; small talk repeats): remembered per text, speakers and known values.
+_read_short = functools.lru_cache(maxsize=8192)(_read)
 
 
 def parse_candidates(reply: object, speaker: str, source: tuple[int, ...] = (),
