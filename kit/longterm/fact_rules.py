@@ -113,6 +113,7 @@ _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
                    f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
 _SENTENCE = re.compile(r"[^.!?]+")
 LEAVABLE = ("home city", "employer")   # stored values a change may name alone (``known``)
+_PREFIX_WORDS = 4      # a stored value is also named by its first 1 to 4 words ("Brightwater")
 
 
 def _opens(sentence: str, position: int) -> bool:
@@ -286,9 +287,12 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     text = unicodedata.normalize("NFC", text)       # "Zu\u0308rich" is "Zürich"
     held = {" ".join(re.findall(r"\w+", v.lower())): a for v, a in (known or {}).items()
             if a in LEAVABLE}
-    held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())   # and its first
-                 for n in range(1, k.count(" ") + 1)       # words, not a common one ("New")
-                 if k.rsplit(" ", n)[0].title() not in COMMON_WORDS})
+    for value, attribute in list(held.items()):     # and its first words (at most
+        words = value.split(" ", _PREFIX_WORDS)     # _PREFIX_WORDS: linear in the value),
+        for n in range(1, len(words)):              # not a common one ("New")
+            first = " ".join(words[:n])
+            if first.title() not in COMMON_WORDS:
+                held.setdefault(first, attribute)
     stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
     for match in _SENTENCE.finditer(text):
         before, sentence = topic, match.group()
