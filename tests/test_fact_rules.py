@@ -215,3 +215,20 @@ def test_the_memory_reads_a_change_that_names_only_the_old_value():
 def test_stored_values_that_are_not_a_dict_of_str_are_refused():
     with pytest.raises(TypeError, match="known"):
         extract_by_rules("We left Bergen.", "Maya", known=["Bergen"])
+
+
+@pytest.mark.parametrize("text, found", [
+    # a sentence with its own activity ("complaining", "working today") is not about the
+    # value before: only an event's participle ("Not happening.") refers back
+    ("I live in Bergen. Not complaining.", [(H, "Bergen", False)]),
+    ("I work at Oakridge Bank. Not working today, it's a holiday.",
+     [(E, "Oakridge Bank", False)]),
+    ("I live in Bergen. It's not raining anymore.", [(H, "Bergen", False)]),
+    ("Order #4411 for a lamp. Not happening anymore.", [("open order", "#4411", True)]),
+    # "tried to" is only an attempt, in every tense
+    ("I tried to cancel #4411 but it had shipped.", [("open order", "#4411", False)]),
+    # "who" opens another person's clause
+    ("I met a nurse who lives in Hobart.", []),
+])
+def test_no_wrong_write_from_an_activity_an_attempt_or_a_relative_clause(text, found):
+    assert read(text) == found
