@@ -232,3 +232,19 @@ def test_stored_values_that_are_not_a_dict_of_str_are_refused():
 ])
 def test_no_wrong_write_from_an_activity_an_attempt_or_a_relative_clause(text, found):
     assert read(text) == found
+
+
+@pytest.mark.parametrize("text, known, found", [
+    # a sentence with no "I", "me", "we" whose subject is another person: their fact
+    ("Tom lives in Hobart.", None, []),
+    ("Ingrid is allergic to peanuts.", None, []),
+    ("Leo drinks kefir every morning.", None, []),          # Leo: another speaker
+    ("Ingrid quit Oakridge Bank.", {"Oakridge Bank": E}, []),
+    # the speaker's own, the value as the subject, or a change with no subject stay
+    ("Ingrid and I moved to Hobart.", None, [(H, "Hobart", False)]),
+    ("Hobart is home now.", None, [(H, "Hobart", False)]),
+    ("Quit Oakridge Bank today.", {"Oakridge Bank": E}, [(E, "Oakridge Bank", True)]),
+])
+def test_a_sentence_about_another_named_person_writes_none_of_the_speakers_facts(
+        text, known, found):
+    assert read(text, known) == found

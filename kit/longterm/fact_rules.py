@@ -112,6 +112,8 @@ _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
                    f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
 _SENTENCE = re.compile(r"[^.!?]+")
+_OPENER = re.compile(f"\\s*([{CAPITALS}][{SMALL_LETTERS}]+(?: [{CAPITALS}][{SMALL_LETTERS}]+)*)"
+                     f"(?:'s)?\\s+[{SMALL_LETTERS}]")      # "Tom lives", "Leo's job", "Ana and"
 LEAVABLE = ("home city", "employer")   # stored values a change may name alone (``known``)
 _PREFIX_WORDS = 4      # a stored value is also named by its first 1 to 4 words ("Brightwater")
 
@@ -154,12 +156,14 @@ def _held(known: dict[str, str], name: str) -> str | None:
     return known.get(" ".join(re.findall(r"\w+", name.lower()))) if known else None
 
 
-def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str, str]
+def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str, str],
+              others: frozenset[str] = frozenset()
               ) -> tuple[list[tuple[int, str, str, bool]], str | None]:
     """``(position, attribute, value, denied)`` of one sentence, in order, and the
     attribute its names give the next sentence. ``topic``: the previous sentence's, the
     attribute of the names of a sentence with no cue word ("Got a new job! I'm at
-    Oakridge Bank."); ``known``: the speaker's stored values that a change can leave."""
+    Oakridge Bank."); ``known``: the speaker's stored values that a change can leave;
+    ``others``: the other speakers' names."""
     values = [(m.start(), _WORDS[m.group().lower()], _CANONICAL[m.group().lower()])
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
@@ -223,8 +227,20 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         values.append((len(sentence), "open order", ""))     # "I cancelled my order"
         denied.append(True)
         clause_of.append(len(ends) - 1)
+    # a sentence with no "I", "me", "we" that opens with another person as its subject
+    # ("Tom lives in Oslo", "Leo drinks matcha"): the values of that clause are theirs
+    owner, theirs = _OPENER.match(sentence), False
+    if owner is not None and _ME.search(sentence) is None:
+        who = owner.group(1)
+        if who in others or (who.split(" ")[0] not in stop and _held(known, who) is None
+                             and who.lower() not in _WORDS
+                             and not ordinary_word(who.split(" ")[0])):
+            theirs = any(q >= owner.end(1) and c == 0
+                         for (q, _, _), c in zip(values, clause_of))
     markers, out, itself = Markers(sentence), [], {}
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
+        if theirs and c == 0:
+            continue                        # another person's fact: "Tom lives in Oslo"
         if not attribute:                   # the new place: "for Bergen", "hello Oakridge Bank"
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
                                ) or not _TOWARDS.search(sentence, max(0, p - 12), p):
@@ -294,9 +310,10 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
             if first.title() not in COMMON_WORDS:
                 held.setdefault(first, attribute)
     stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
+    others = frozenset(speakers) - {speaker}
     for match in _SENTENCE.finditer(text):
         before, sentence = topic, match.group()
-        said, topic, names = _sentence(sentence, stop, topic, held)
+        said, topic, names = _sentence(sentence, stop, topic, held, others)
         place = _DEIXIS.search(sentence)
         if not said and unnamed and topic and place:   # "A week in Oslo. No regrets moving here."
             said = _deixis(sentence, place.start(), topic, unnamed[-1])
