@@ -248,3 +248,15 @@ def test_no_wrong_write_from_an_activity_an_attempt_or_a_relative_clause(text, f
 def test_a_sentence_about_another_named_person_writes_none_of_the_speakers_facts(
         text, known, found):
     assert read(text, known) == found
+
+
+@pytest.mark.parametrize("text, found", [
+    # a negation with no verb right before an allergen denies it; avoiding one states it
+    ("I react to hazelnuts, not latex.", [("allergy", "hazelnuts", False),
+                                          ("allergy", "latex", True)]),
+    ("I'm allergic to kiwis. Not latex though.", [("allergy", "kiwis", False),
+                                                  ("allergy", "latex", True)]),
+    ("I can't touch latex any more.", [("allergy", "latex", False)]),
+])
+def test_a_bare_not_before_an_allergen_denies_it(text, found):
+    assert read(text) == found

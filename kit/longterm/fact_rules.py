@@ -47,7 +47,8 @@ sentence shapes: the words may come in any order.
   ("Should I move to Oslo?"), nor a question to the listener ("Do you live in Lisbon?"),
   nor a sentence about "he", "she" or "they" that no earlier sentence introduced.
 - An **allergy** is denied only about the allergy itself ("no longer allergic",
-  "outgrew"): "I can't eat sesame any more" states it.
+  "outgrew") or by a negation with no verb right before the allergen ("peanuts, not
+  sesame"): "I can't eat sesame any more" states it.
 
 It is a heuristic: it reads what its lexicons name. It was first written against the
 development templates of :mod:`kit.synthetic_changes`, rewritten on principles after
@@ -103,6 +104,7 @@ _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[
                              re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
                       r"longer|more|now|these\s+days)\s*", re.I)
+_NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 _NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
@@ -250,7 +252,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None
-            no = itself[c]
+            no = itself[c] or _NOT_THIS.fullmatch(sentence, clause(ends, p)[0], p) is not None
         if attribute in AGENT_NAMES:        # what the dog does never denies its name
             if (c, attribute) not in itself:    # "our dog isn't called Rex" does
                 no_ = NEGATION.search(sentence, *clause(ends, p))
