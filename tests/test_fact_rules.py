@@ -260,3 +260,13 @@ def test_a_sentence_about_another_named_person_writes_none_of_the_speakers_facts
 ])
 def test_a_bare_not_before_an_allergen_denies_it(text, found):
     assert read(text) == found
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Honestly I hate kefir.", [("favourite drink", "kefir", True)]),
+    ("I've always disliked espresso, chai is my drink.", [("favourite drink", "espresso", True),
+                                                         ("favourite drink", "chai", False)]),
+    ("I love kefir.", [("favourite drink", "kefir", False)]),
+])
+def test_a_dislike_states_no_favourite(text, found):
+    assert read(text) == found

@@ -46,6 +46,8 @@ sentence shapes: the words may come in any order.
   stated that way: "if I could drink one thing, it'd be chai"), nor a yes/no question's
   ("Should I move to Oslo?"), nor a question to the listener ("Do you live in Lisbon?"),
   nor a sentence about "he", "she" or "they" that no earlier sentence introduced.
+- A **dislike** ("hate", "dislike", "detest") denies a preference after it in its
+  clause: "I hate matcha" is no favourite drink.
 - An **allergy** is denied only about the allergy itself ("no longer allergic",
   "outgrew") or by a negation with no verb right before the allergen ("peanuts, not
   sesame"): "I can't eat sesame any more" states it.
@@ -104,6 +106,8 @@ _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[
                              re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
                       r"longer|more|now|these\s+days)\s*", re.I)
+_DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s|ed|ing)?|"
+                      r"loath(?:e|es|ed|ing)|despis(?:e|es|ed|ing)|abhor(?:s|red)?)\b", re.I)
 _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 _NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
@@ -249,6 +253,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
+        if attribute in PREFERENCES and not no:   # a dislike denies: "I hate matcha"
+            no = _DISLIKE.search(sentence, clause(ends, p)[0], p) is not None
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None
