@@ -270,3 +270,13 @@ def test_a_bare_not_before_an_allergen_denies_it(text, found):
 ])
 def test_a_dislike_states_no_favourite(text, found):
     assert read(text) == found
+
+
+@pytest.mark.parametrize("text, found", [
+    # being fired or laid off ends the job; not being fired keeps it
+    ("I got fired from Oakridge Bank.", [(E, "Oakridge Bank", True)]),
+    ("I was laid off by Oakridge Bank.", [(E, "Oakridge Bank", True)]),
+    ("Phew, I wasn't fired from Oakridge Bank.", [(E, "Oakridge Bank", False)]),
+])
+def test_a_dismissal_ends_the_job(text, found):
+    assert read(text) == found
