@@ -280,3 +280,9 @@ def test_a_dislike_states_no_favourite(text, found):
 ])
 def test_a_dismissal_ends_the_job(text, found):
     assert read(text) == found
+
+
+def test_an_almost_change_changes_nothing():
+    assert read("I almost quit Oakridge Bank.", {"Oakridge Bank": E}) == \
+        [(E, "Oakridge Bank", False)]
+    assert read("I nearly cancelled #4411.") == [("open order", "#4411", False)]

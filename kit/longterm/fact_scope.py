@@ -76,6 +76,7 @@ _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\
 _SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
 UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
+                     r"almost|nearly|"
                      r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
                      r"thinking\s+(?:of|about)|"
                      r"plan(?:s|ning)?\s+to|going\s+to|tr(?:y|ies|ied|ying)\s+to)\b|n't\b|'ll\b",
