@@ -243,7 +243,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                              and not ordinary_word(who.split(" ")[0])):
             theirs = any(q >= owner.end(1) and c == 0
                          for (q, _, _), c in zip(values, clause_of))
-    markers, out, itself = Markers(sentence), [], {}
+    markers, out, itself, dislikes = Markers(sentence), [], {}, None
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
         if theirs and c == 0:
             continue                        # another person's fact: "Tom lives in Oslo"
@@ -254,7 +254,10 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             attribute = new
         no = no or (cancelled and attribute == "open order")
         if attribute in PREFERENCES and not no:   # a dislike denies: "I hate matcha"
-            no = _DISLIKE.search(sentence, clause(ends, p)[0], p) is not None
+            if dislikes is None:
+                dislikes = [m.start() for m in _DISLIKE.finditer(sentence)]
+            d = bisect.bisect_left(dislikes, p) - 1
+            no = d >= 0 and dislikes[d] >= clause(ends, p)[0]
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None
