@@ -305,9 +305,14 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     current stored values, value -> attribute (the home city and employer are read from
     it: a change that names only the old value). The text is read in NFC (composed)
     form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError for a
-    ``text`` that is not a str or a ``known`` that is not a dict of str to str."""
+    ``text`` or ``speaker`` that is not a str, ``speakers`` that are not str, or a
+    ``known`` that is not a dict of str to str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if not isinstance(speaker, str) or isinstance(speakers, str) or not all(
+            isinstance(s, str) for s in speakers):
+        raise TypeError(f"speaker must be a str and speakers a tuple of str, got "
+                        f"{speaker!r:.40} and {speakers!r:.60}")
     if known is not None and (not isinstance(known, dict) or not all(
             isinstance(k, str) and isinstance(a, str) for k, a in known.items())):
         raise TypeError(f"known must be a dict of value -> attribute (str), got {known!r:.60}")
