@@ -292,3 +292,11 @@ def test_an_almost_change_changes_nothing():
 def test_a_speaker_that_is_not_a_str_is_refused(speaker, speakers):
     with pytest.raises(TypeError, match="speaker"):
         extract_by_rules("I live in Bergen.", speaker, speakers=speakers)
+
+
+@pytest.mark.parametrize("text", ["I turned down the offer from Oakridge Bank.",
+                                  "I declined the job at Oakridge Bank.",
+                                  "Oakridge Bank? I got rejected by Oakridge Bank."])
+def test_a_job_refused_is_no_employer(text):
+    assert (E, "Oakridge Bank", False) not in read(text)
+    assert (E, "Oakridge Bank", True) in read(text)
