@@ -288,7 +288,8 @@ def test_an_almost_change_changes_nothing():
     assert read("I nearly cancelled #4411.") == [("open order", "#4411", False)]
 
 
-@pytest.mark.parametrize("speaker, speakers", [(None, ()), ("Maya", "Leo"), ("Maya", (None,))])
+@pytest.mark.parametrize("speaker, speakers", [(None, ()), ("Maya", "Leo"), ("Maya", (None,)),
+                                               ("Maya", None)])
 def test_a_speaker_that_is_not_a_str_is_refused(speaker, speakers):
     with pytest.raises(TypeError, match="speaker"):
         extract_by_rules("I live in Bergen.", speaker, speakers=speakers)

@@ -309,8 +309,9 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     ``known`` that is not a dict of str to str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if not isinstance(speaker, str) or isinstance(speakers, str) or not all(
-            isinstance(s, str) for s in speakers):
+    if not isinstance(speaker, str) or not isinstance(speakers, (tuple, list, set, frozenset)
+                                                      ) or not all(isinstance(s, str)
+                                                                   for s in speakers):
         raise TypeError(f"speaker must be a str and speakers a tuple of str, got "
                         f"{speaker!r:.40} and {speakers!r:.60}")
     if known is not None and (not isinstance(known, dict) or not all(
