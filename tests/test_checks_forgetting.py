@@ -1,5 +1,6 @@
 """Lesson 12's forgetting and fence checkers reject every registered wrong answer (each
 with its own hint) and accept two designs each."""
+import re
 import sqlite3
 
 import pytest
@@ -66,8 +67,9 @@ def rebuilt_file(path, session_id, words):
             if pattern.search(content):
                 db.execute("UPDATE messages SET content = '(forgotten)' WHERE session_id = ? "
                            "AND number = ?", (session_id, number))
-        db.execute("DELETE FROM facts WHERE session_id = ? AND value LIKE ?", (session_id,
-                   f"%{words[0]}%"))
+        for word in words:
+            db.execute("DELETE FROM facts WHERE session_id = ? AND value LIKE ?",
+                       (session_id, f"%{word}%"))
         db.execute("DELETE FROM session_state WHERE session_id = ?", (session_id,))
     db.execute("PRAGMA journal_mode = DELETE")       # the log folded back and removed
     db.execute(f"VACUUM INTO '{path}.new'")
@@ -81,7 +83,7 @@ def rebuilt_file(path, session_id, words):
 @pytest.mark.parametrize("answer", [kits_forget, rebuilt_file])
 def test_two_designs_of_forget_pass(answer, capsys):
     check_forget(answer)
-    assert capsys.readouterr().out.startswith("PASS forget_words: 6 cases")
+    assert capsys.readouterr().out.startswith("PASS forget_words: 8 cases")
 
 
 def escaped(text, source):
@@ -111,3 +113,32 @@ def test_an_over_forget_that_is_no_substring_match_is_not_blamed_on_one():
         check_forget(forgets_every_text_of_the_session)
     assert "Rule: every message naming a word loses its text" in str(failure.value)
     assert "matched inside other words" not in str(failure.value)
+
+
+def forgets_in_every_session(path, session_id, words):
+    """A forget with no session in its WHERE: bob's turns naming the word go too."""
+    pattern = re.compile("|".join(rf"\b{re.escape(w)}\b" for w in words), re.I)
+    kits_forget(path, session_id, words)
+    db = sqlite3.connect(path)
+    with db:
+        for sid, number, content in db.execute("SELECT session_id, number, content FROM "
+                                               "messages").fetchall():
+            if pattern.search(content):
+                db.execute("UPDATE messages SET content = '(gone)' WHERE session_id = ? AND "
+                           "number = ?", (sid, number))
+    db.close()
+
+
+def forgets_the_first_word_only(path, session_id, words):
+    """Reads ``words[0]`` as the word: the later words of the list are never forgotten."""
+    kits_forget(path, session_id, words[:1])
+
+
+@pytest.mark.parametrize("answer, rule", [
+    (forgets_in_every_session, "Rule: a forget touches the session it names only"),
+    (forgets_the_first_word_only, "Rule: every message naming a word loses its text")])
+def test_a_forget_of_other_sessions_or_of_one_word_is_refused(answer, rule):
+    with pytest.raises(CheckFailed) as failure:
+        check_forget(answer)
+    assert rule in str(failure.value)
+    assert "Hint" not in str(failure.value)

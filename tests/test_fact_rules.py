@@ -236,3 +236,89 @@ def test_a_turn_read_again_keeps_its_own_provenance_and_long_turns_are_not_remem
     assert [c.value for c in extract_by_rules(long, "Maya")] == ["Tallinn"]
     after = fact_rules._read_short.cache_info()
     assert (after.hits, after.misses) == (calls.hits, calls.misses)
+
+
+@pytest.mark.parametrize("text, found", [
+    # a sentence with its own activity ("complaining", "working today") is not about the
+    # value before: only an event's participle ("Not happening.") refers back
+    ("I live in Bergen. Not complaining.", [(H, "Bergen", False)]),
+    ("I work at Oakridge Bank. Not working today, it's a holiday.",
+     [(E, "Oakridge Bank", False)]),
+    ("I live in Bergen. It's not raining anymore.", [(H, "Bergen", False)]),
+    ("Order #4411 for a lamp. Not happening anymore.", [("open order", "#4411", True)]),
+    # "tried to" is only an attempt, in every tense
+    ("I tried to cancel #4411 but it had shipped.", [("open order", "#4411", False)]),
+    # "who" opens another person's clause
+    ("I met a nurse who lives in Hobart.", []),
+])
+def test_no_wrong_write_from_an_activity_an_attempt_or_a_relative_clause(text, found):
+    assert read(text) == found
+
+
+@pytest.mark.parametrize("text, known, found", [
+    # a sentence with no "I", "me", "we" whose subject is another person: their fact
+    ("Tom lives in Hobart.", None, []),
+    ("Ingrid is allergic to peanuts.", None, []),
+    ("Leo drinks kefir every morning.", None, []),          # Leo: another speaker
+    ("Ingrid quit Oakridge Bank.", {"Oakridge Bank": E}, []),
+    # the speaker's own, the value as the subject, or a change with no subject stay
+    ("Ingrid and I moved to Hobart.", None, [(H, "Hobart", False)]),
+    ("Hobart is home now.", None, [(H, "Hobart", False)]),
+    ("Quit Oakridge Bank today.", {"Oakridge Bank": E}, [(E, "Oakridge Bank", True)]),
+])
+def test_a_sentence_about_another_named_person_writes_none_of_the_speakers_facts(
+        text, known, found):
+    assert read(text, known) == found
+
+
+@pytest.mark.parametrize("text, found", [
+    # a negation with no verb right before an allergen denies it; avoiding one states it
+    ("I react to hazelnuts, not latex.", [("allergy", "hazelnuts", False),
+                                          ("allergy", "latex", True)]),
+    ("I'm allergic to kiwis. Not latex though.", [("allergy", "kiwis", False),
+                                                  ("allergy", "latex", True)]),
+    ("I can't touch latex any more.", [("allergy", "latex", False)]),
+])
+def test_a_bare_not_before_an_allergen_denies_it(text, found):
+    assert read(text) == found
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Honestly I hate kefir.", [("favourite drink", "kefir", True)]),
+    ("I've always disliked espresso, chai is my drink.", [("favourite drink", "espresso", True),
+                                                         ("favourite drink", "chai", False)]),
+    ("I love kefir.", [("favourite drink", "kefir", False)]),
+])
+def test_a_dislike_states_no_favourite(text, found):
+    assert read(text) == found
+
+
+@pytest.mark.parametrize("text, found", [
+    # being fired or laid off ends the job; not being fired keeps it
+    ("I got fired from Oakridge Bank.", [(E, "Oakridge Bank", True)]),
+    ("I was laid off by Oakridge Bank.", [(E, "Oakridge Bank", True)]),
+    ("Phew, I wasn't fired from Oakridge Bank.", [(E, "Oakridge Bank", False)]),
+])
+def test_a_dismissal_ends_the_job(text, found):
+    assert read(text) == found
+
+
+def test_an_almost_change_changes_nothing():
+    assert read("I almost quit Oakridge Bank.", {"Oakridge Bank": E}) == \
+        [(E, "Oakridge Bank", False)]
+    assert read("I nearly cancelled #4411.") == [("open order", "#4411", False)]
+
+
+@pytest.mark.parametrize("speaker, speakers", [(None, ()), ("Maya", "Leo"), ("Maya", (None,)),
+                                               ("Maya", None)])
+def test_a_speaker_that_is_not_a_str_is_refused(speaker, speakers):
+    with pytest.raises(TypeError, match="speaker"):
+        extract_by_rules("I live in Bergen.", speaker, speakers=speakers)
+
+
+@pytest.mark.parametrize("text", ["I turned down the offer from Oakridge Bank.",
+                                  "I declined the job at Oakridge Bank.",
+                                  "Oakridge Bank? I got rejected by Oakridge Bank."])
+def test_a_job_refused_is_no_employer(text):
+    assert (E, "Oakridge Bank", False) not in read(text)
+    assert (E, "Oakridge Bank", True) in read(text)

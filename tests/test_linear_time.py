@@ -118,6 +118,11 @@ CASES = {
         make = lambda n: unit * (n // 76)
         call = lambda text: extract_by_rules(text, known={"Lisbon Old Town": "home city"})
     """,
+    "fact rules: a stored value of many words (a long name said in an earlier turn)": """
+        from kit.longterm.fact_rules import extract_by_rules
+        make = lambda n: "Aa " * (n // 3)
+        call = lambda value: extract_by_rules("We left it.", known={value: "home city"})
+    """,
     "facts: capitalised words after runs of spaces": """
         from kit.memory.facts import facts_in
         make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)

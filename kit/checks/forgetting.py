@@ -9,7 +9,8 @@ goes, other messages, facts and sessions stay as they were, and **no byte** of t
 database, its ``-wal`` or ``-shm`` still holds a word. It plants secrets in fresh
 files, calls the function, then reads the store and scans the raw files
 (:mod:`kit.longterm.forget_scan`). One case forgets a short name ("Eve") that other
-words contain ("every", "evening"): those messages stay.
+words contain ("every", "evening"): those messages stay; one names a word that only
+another session holds ("aspirin"): that session stays.
 
 :func:`check_fence` checks ``fence(text, source)``: the text as quoted data between
 ``<quoted-data source="...">`` and ``</quoted-data>`` (the kit's markers, which the
@@ -47,9 +48,11 @@ _ALICE = ["I moved to Lisbon last year.", "Noted.", "I'm allergic to penicillin,
           "Eve from the choir told me about her divorce.", "That must be hard for Eve.",
           "We still rehearse every evening.", "Sounds lovely."]
 # (words to forget, the word the raw files are scanned for): "Eve" sits inside "every"
-# and "evening", so only a whole-word match keeps those messages
-_CASES = ((["penicillin"], "penicillin"), (["Penicillin", "nothing-said"], "penicillin"),
-          (["eve"], "eve"))
+# and "evening", so only a whole-word match keeps those messages; a later word of the
+# list counts as much as the first; a word only bob names stays in bob's session (and
+# in the file: no scan)
+_CASES = ((["penicillin"], "penicillin"), (["nothing-said", "Penicillin"], "penicillin"),
+          (["eve"], "eve"), (["aspirin"], None))
 _BOB = ["Aspirin is fine for me.", "Good to know."]
 
 
@@ -124,7 +127,7 @@ def check_forget(forget_words: Callable) -> None:
                              shown=shown)
                 got = _observe(path)
                 left = [p.rsplit(os.sep, 1)[-1] for p in sqlite_files(path)
-                        if _bytes_hold(p, secret) and not p.endswith("-journal")]
+                        if secret and _bytes_hold(p, secret) and not p.endswith("-journal")]
             case = f"Case: {shown}, after the call"
             expect(len(got["alice"]) == len(_ALICE), f"{case}: alice should still have "
                    f"{len(_ALICE)} messages (texts replaced, numbers kept), got "

@@ -77,7 +77,9 @@ CANCEL_VERBS = (
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
-    r"quit(?:s|ting)?|left|leav(?:e|es|ing)|resign(?:s|ed|ing)?(?:\s+from)?|"
+    r"quit(?:s|ting)?|left|leav(?:e|es|ing)|fired(?!\s+up)|sacked|laid\s+off|let\s+go|"
+    r"turn(?:s|ed|ing)?\s+down|declin(?:e|es|ed|ing)|reject(?:s|ed|ing)?|said\s+no\s+to|"
+    r"resign(?:s|ed|ing)?(?:\s+from)?|"
     r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
     r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|"
     r"(?:gone|went|go|going)\s+(?:\w+\s+)?off|"

@@ -46,8 +46,11 @@ sentence shapes: the words may come in any order.
   stated that way: "if I could drink one thing, it'd be chai"), nor a yes/no question's
   ("Should I move to Oslo?"), nor a question to the listener ("Do you live in Lisbon?"),
   nor a sentence about "he", "she" or "they" that no earlier sentence introduced.
+- A **dislike** ("hate", "dislike", "detest") denies a preference after it in its
+  clause: "I hate matcha" is no favourite drink.
 - An **allergy** is denied only about the allergy itself ("no longer allergic",
-  "outgrew"): "I can't eat sesame any more" states it.
+  "outgrew") or by a negation with no verb right before the allergen ("peanuts, not
+  sesame"): "I can't eat sesame any more" states it.
 
 It is a heuristic: it reads what its lexicons name. It was first written against the
 development templates of :mod:`kit.synthetic_changes`, rewritten on principles after
@@ -104,6 +107,9 @@ _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[
                              re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
                       r"longer|more|now|these\s+days)\s*", re.I)
+_DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s|ed|ing)?|"
+                      r"loath(?:e|es|ed|ing)|despis(?:e|es|ed|ing)|abhor(?:s|red)?)\b", re.I)
+_NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 _NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
@@ -113,7 +119,10 @@ _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
                    f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
 _SENTENCE = re.compile(r"[^.!?]+")
+_OPENER = re.compile(f"\\s*([{CAPITALS}][{SMALL_LETTERS}]+(?: [{CAPITALS}][{SMALL_LETTERS}]+)*)"
+                     f"(?:'s)?\\s+[{SMALL_LETTERS}]")      # "Tom lives", "Leo's job", "Ana and"
 LEAVABLE = ("home city", "employer")   # stored values a change may name alone (``known``)
+_PREFIX_WORDS = 4      # a stored value is also named by its first 1 to 4 words ("Brightwater")
 
 
 def _opens(sentence: str, position: int) -> bool:
@@ -154,12 +163,14 @@ def _held(known: dict[str, str], name: str) -> str | None:
     return known.get(" ".join(re.findall(r"\w+", name.lower()))) if known else None
 
 
-def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str, str]
+def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str, str],
+              others: frozenset[str] = frozenset()
               ) -> tuple[list[tuple[int, str, str, bool]], str | None]:
     """``(position, attribute, value, denied)`` of one sentence, in order, and the
     attribute its names give the next sentence. ``topic``: the previous sentence's, the
     attribute of the names of a sentence with no cue word ("Got a new job! I'm at
-    Oakridge Bank."); ``known``: the speaker's stored values that a change can leave."""
+    Oakridge Bank."); ``known``: the speaker's stored values that a change can leave;
+    ``others``: the other speakers' names."""
     values = [(m.start(), _WORDS[m.group().lower()], _CANONICAL[m.group().lower()])
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
@@ -223,18 +234,35 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         values.append((len(sentence), "open order", ""))     # "I cancelled my order"
         denied.append(True)
         clause_of.append(len(ends) - 1)
-    markers, out, itself = Markers(sentence), [], {}
+    # a sentence with no "I", "me", "we" that opens with another person as its subject
+    # ("Tom lives in Oslo", "Leo drinks matcha"): the values of that clause are theirs
+    owner, theirs = _OPENER.match(sentence), False
+    if owner is not None and _ME.search(sentence) is None:
+        who = owner.group(1)
+        if who in others or (who.split(" ")[0] not in stop and _held(known, who) is None
+                             and who.lower() not in _WORDS
+                             and not ordinary_word(who.split(" ")[0])):
+            theirs = any(q >= owner.end(1) and c == 0
+                         for (q, _, _), c in zip(values, clause_of))
+    markers, out, itself, dislikes = Markers(sentence), [], {}, None
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
+        if theirs and c == 0:
+            continue                        # another person's fact: "Tom lives in Oslo"
         if not attribute:                   # the new place: "for Bergen", "hello Oakridge Bank"
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
                                ) or not _TOWARDS.search(sentence, max(0, p - 12), p):
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
+        if attribute in PREFERENCES and not no:   # a dislike denies: "I hate matcha"
+            if dislikes is None:
+                dislikes = [m.start() for m in _DISLIKE.finditer(sentence)]
+            d = bisect.bisect_left(dislikes, p) - 1
+            no = d >= 0 and dislikes[d] >= clause(ends, p)[0]
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None
-            no = itself[c]
+            no = itself[c] or _NOT_THIS.fullmatch(sentence, clause(ends, p)[0], p) is not None
         if attribute in AGENT_NAMES:        # what the dog does never denies its name
             if (c, attribute) not in itself:    # "our dog isn't called Rex" does
                 no_ = NEGATION.search(sentence, *clause(ends, p))
@@ -278,9 +306,15 @@ def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...
     current stored values, value -> attribute (the home city and employer are read from
     it: a change that names only the old value). The text is read in NFC (composed)
     form; names may hold Latin, Greek and Cyrillic letters. Raises TypeError for a
-    ``text`` that is not a str or a ``known`` that is not a dict of str to str."""
+    ``text`` or ``speaker`` that is not a str, ``speakers`` that are not str, or a
+    ``known`` that is not a dict of str to str."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if not isinstance(speaker, str) or not isinstance(speakers, (tuple, list, set, frozenset)
+                                                      ) or not all(isinstance(s, str)
+                                                                   for s in speakers):
+        raise TypeError(f"speaker must be a str and speakers a tuple of str, got "
+                        f"{speaker!r:.40} and {speakers!r:.60}")
     if known is not None and (not isinstance(known, dict) or not all(
             isinstance(k, str) and isinstance(a, str) for k, a in known.items())):
         raise TypeError(f"known must be a dict of value -> attribute (str), got {known!r:.60}")
@@ -299,13 +333,17 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
     known = dict(known)
     held = {" ".join(re.findall(r"\w+", v.lower())): a for v, a in (known or {}).items()
             if a in LEAVABLE}
-    held.update({k.rsplit(" ", n)[0]: a for k, a in list(held.items())   # and its first
-                 for n in range(1, k.count(" ") + 1)       # words, not a common one ("New")
-                 if k.rsplit(" ", n)[0].title() not in COMMON_WORDS})
+    for value, attribute in list(held.items()):     # and its first words (at most
+        words = value.split(" ", _PREFIX_WORDS)     # _PREFIX_WORDS: linear in the value),
+        for n in range(1, len(words)):              # not a common one ("New")
+            first = " ".join(words[:n])
+            if first.title() not in COMMON_WORDS:
+                held.setdefault(first, attribute)
     stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
+    others = frozenset(speakers) - {speaker}
     for match in _SENTENCE.finditer(text):
         before, sentence = topic, match.group()
-        said, topic, names = _sentence(sentence, stop, topic, held)
+        said, topic, names = _sentence(sentence, stop, topic, held, others)
         place = _DEIXIS.search(sentence)
         if not said and unnamed and topic and place:   # "A week in Oslo. No regrets moving here."
             said = _deixis(sentence, place.start(), topic, unnamed[-1])

@@ -76,9 +76,11 @@ _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\
 _SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
 UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
+                     r"almost|nearly|"
                      r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
                      r"thinking\s+(?:of|about)|"
-                     r"plan(?:s|ning)?\s+to|going\s+to|try(?:ing)?\s+to)\b|n't\b|'ll\b", re.I)
+                     r"plan(?:s|ning)?\s+to|going\s+to|tr(?:y|ies|ied|ying)\s+to)\b|n't\b|'ll\b",
+                     re.I)
 _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
                         CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
@@ -149,7 +151,7 @@ def ordinary_word(word: str) -> bool:
 _MARKER = re.compile(
     r"(?P<agent>\b(?:my|our|his|her|their|the|a|an)\s+(?:\w+\s+)?(?:" + AGENTS +
     r")(?:'s)?\b(?!\s+(?:at|from|in|of|with|for|and|or|to|on|about|by)\b)"
-    r"|\b(?:he|she|they)\b)"          # not "her", "their": "I joined their team at ..."
+    r"|\b(?:he|she|they|who)\b)"      # not "her", "their": "I joined their team at ..."
     r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
     r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"
     r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
@@ -203,7 +205,8 @@ _BACK_NEGATION = re.compile(
     r"\s*(?:(?:no|nope|nah|well|so|oh|sadly|actually|yeah|and|but|honestly|yep)\W+)*"
     r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+will)?\s+)?(?:not|no\s+longer|never|isn't|"
     r"wasn't|won't|ain't)(?:\s+(?:really|even|so|actually|going\s+to|gonna|be))?"
-    r"(?:\s*$|\s+(?:\w+ing|any\s*more|any\s+longer|longer|now|again|these\s+days|the\s+case|"
+    r"(?:\s*$|\s+(?:(?:happen|go|com|arriv|proceed|continu|ship)ing|any\s*more|any\s+longer|"
+    r"longer|now|again|these\s+days|the\s+case|"
     r"true|a\s+thing|an\s+option|on|off|for\s+(?:me|us)|(?:my|our)\s+thing|needed|wanted|"
     r"valid|open)\b)", re.I)
 _BACK_SUBJECT = re.compile(r"\b(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:now\s+)?(?:all\s+)?"
@@ -215,8 +218,9 @@ _CHANGE_PRONOUN = re.compile(r"\b(?:(?:" + CHANGE_VERBS + r")\s+(?:it|that|them|
 def refers_back(sentence: str, real: Callable[[int], bool]) -> bool:
     """True if a sentence with no value of its own denies or undoes the values of the
     sentence before (principle 4): it opens with a denying negation with no subject but
-    "it"/"that" and no object of its own, only a participle or a word of time ("Not
-    happening anymore.", "It's not going ahead."; not "Not much news."), says "it's
+    "it"/"that" and no object of its own, only an event's participle (happening, going,
+    coming, arriving, ...) or a word of time ("Not happening anymore.", "It's not going
+    ahead."; not "Not much news.", "Not complaining.", "Not working today."), says "it's
     history/over", or a real change
     verb takes a pronoun ("I pulled it"). ``real(position)``: the change at that
     position is not negated or only possible."""
