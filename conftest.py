@@ -73,20 +73,26 @@ def pytest_configure(config):
       seconds each; nbval's own startup-timeout option is not used). Only the start is
       retried, never a cell: what a notebook computes decides its tests.
     """
-    ipython_dir = Path(tempfile.mkdtemp(prefix="kit-tests-ipython-"))
-    (ipython_dir / "profile_default").mkdir()
-    (ipython_dir / "profile_default" / "ipython_config.py").write_text(
-        "c.HistoryManager.hist_file = ':memory:'\n")
-    os.environ["IPYTHONDIR"] = str(ipython_dir)
-    config.add_cleanup(lambda: shutil.rmtree(ipython_dir, ignore_errors=True))
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+    from lessons import kernel_started, quiet_ipython_dir
+    ipython_dir, before = Path(tempfile.mkdtemp(prefix="kit-tests-ipython-")), os.environ.get(
+        "IPYTHONDIR")
+    os.environ["IPYTHONDIR"] = str(quiet_ipython_dir(ipython_dir))
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop("IPYTHONDIR", None)
+        else:
+            os.environ["IPYTHONDIR"] = before
+        shutil.rmtree(ipython_dir, ignore_errors=True)
+
+    config.add_cleanup(restore)
     try:
         import nbval.kernel as kernel
     except ImportError:
         return
     if getattr(kernel.start_new_kernel, "retried", False):
         return
-    sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
-    from lessons import kernel_started
     start = kernel.start_new_kernel
 
     def start_new_kernel(*args, **kwargs):

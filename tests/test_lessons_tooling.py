@@ -483,9 +483,10 @@ def test_a_kernel_that_fails_to_answer_is_started_again(monkeypatch, failure):
 
 
 def test_test_kernels_keep_their_ipython_state_to_themselves():
-    """Under pytest a kernel reads an IPython directory of the test run's own, not the
-    learner's (their startup files cannot change a lesson's output), with history kept in
-    memory (kernels side by side share no history database)."""
+    """A kernel of lessons.run (and under pytest every kernel, nbval's too: conftest.py)
+    reads an IPython directory of its own, not the learner's (their startup files cannot
+    change a lesson's output), with history kept in memory (kernels side by side share no
+    history database)."""
     import nbformat
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import os\nip = get_ipython()\n"

@@ -54,6 +54,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -211,9 +212,20 @@ def kernel_started(start):
     raise AssertionError("unreachable")
 
 
+def quiet_ipython_dir(folder: Path) -> Path:
+    """Make ``folder`` an IPython directory whose kernels keep their history in memory, and
+    return it: a kernel given it (``IPYTHONDIR``) reads none of the user's IPython startup
+    files or configuration, and kernels side by side share no history database."""
+    profile = Path(folder) / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    (profile / "ipython_config.py").write_text("c.HistoryManager.hist_file = ':memory:'\n")
+    return Path(folder)
+
+
 def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
     """Execute `nb` in place in a fresh `python3` kernel started in `cwd`; return it.
-    A kernel that fails to answer is started again (:func:`kernel_started`).
+    A kernel that fails to answer is started again (:func:`kernel_started`); it reads
+    no IPython configuration of the user's (:func:`quiet_ipython_dir`, unless IPYTHONDIR is set).
 
     The kernel imports `kit` from this checkout (repo root first on PYTHONPATH).
     With allow_errors=False the first error in a cell not tagged
@@ -222,11 +234,13 @@ def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbf
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return kernel_started(lambda startup: NotebookClient(
-        nb, timeout=CELL_TIMEOUT, startup_timeout=startup, kernel_name="python3",
-        allow_errors=allow_errors, record_timing=False,
-        resources={"metadata": {"path": str(cwd)}},
-    ).execute(env=env))
+    with tempfile.TemporaryDirectory(prefix="kit-ipython-") as folder:
+        env.setdefault("IPYTHONDIR", str(quiet_ipython_dir(Path(folder))))
+        return kernel_started(lambda startup: NotebookClient(
+            nb, timeout=CELL_TIMEOUT, startup_timeout=startup, kernel_name="python3",
+            allow_errors=allow_errors, record_timing=False,
+            resources={"metadata": {"path": str(cwd)}},
+        ).execute(env=env))
 
 
 def error_output(cell: nbformat.NotebookNode) -> nbformat.NotebookNode | None:
