@@ -114,6 +114,31 @@ def test_context_shows_the_parts_of_the_last_commit(store):
     assert service.context("nobody")["turns"] == 0
 
 
+def test_context_never_mixes_a_state_with_the_events_of_a_later_commit(store, monkeypatch):
+    """A compaction that commits between the context's read of the state and its read of
+    the events: the panel must not show the compaction's event beside the state before it
+    (the page's "what moved" beside "nothing summarised yet")."""
+    service = ChatService(store, chatbot(), service_memory(budget=60, keep_recent=4))
+    for q in QUESTIONS[:2]:
+        service.ask("alice", q)
+    before, events_before = store.load("alice"), store.events("alice", 20)
+    service.ask("alice", QUESTIONS[2])                     # the third turn compacts
+    load, events, committed = store.load, store.events, []
+
+    def load_then_commit(session_id):                      # the commit lands right after
+        if committed:
+            return load(session_id)
+        committed.append(True)
+        return before
+
+    monkeypatch.setattr(store, "load", load_then_commit)
+    monkeypatch.setattr(store, "events", lambda session_id, last=20:
+                        events(session_id, last) if committed else events_before)
+    context = service.context("alice")
+    assert any(e.get("action") == "compacted" for e in context["events"])
+    assert context["summary"] and [m["number"] for m in context["recent"]] == [3, 4, 5, 6]
+
+
 def test_a_failed_turn_writes_nothing_and_gives_the_lease_back(store):
     def broken(system, user):
         raise RuntimeError("model down")

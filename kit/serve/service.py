@@ -61,6 +61,9 @@ def pauses() -> Iterator[float]:
         pause = min(pause * 2, 0.1)
 
 
+CONTEXT_READS = 5     # reads of a session's state while commits keep coming in between
+
+
 class SessionBusy(StoreError):
     """The session's lease stayed held for longer than the service waits."""
 
@@ -506,10 +509,17 @@ class ChatService:
         ``budget``, ``unit``, ``size``, ``parts`` (name, tokens, items given, cut, in
         the order of the memory's context: system, summary, recent, recalled... as
         the memory has them), ``summary`` (its text), ``recent`` (the verbatim
-        messages), and the newest ``events`` trace events. Read without the lock: one
-        consistent snapshot of the last commit. Raises ValueError for a bad id."""
+        messages), and the newest ``events`` trace events. Read without the lock, the
+        state and the events of one commit: the events are read before and after the
+        state, and again while a commit (a turn, a compaction) came in between.
+        Raises ValueError for a bad id."""
         check_session_id(session_id)
-        snapshot = self.store.load(session_id)
+        newest = self.store.events(session_id, events)
+        for _ in range(CONTEXT_READS):
+            seen, snapshot = newest, self.store.load(session_id)
+            newest = self.store.events(session_id, events)
+            if newest == seen:
+                break
         memory, staging = self._rebuild(snapshot)
         try:
             allocation = memory.allocation()
@@ -522,7 +532,7 @@ class ChatService:
                 "summary": getattr(memory, "summary", ""),
                 "recent": [{"number": m.number, "role": m.role, "content": m.content}
                            for m in memory.turns],
-                "events": self.store.events(session_id, events),
+                "events": newest,
             }
         finally:
             staging.close()
