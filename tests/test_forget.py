@@ -254,3 +254,14 @@ def test_the_scan_finds_the_secret_in_another_unicode_form(tmp_path):
         assert file_holds(str(path), "café noir"), held
     report = scan("straße", contexts={"summary": "lives on the STRASSE", "other": "strand"})
     assert report.leaks == ["summary"]
+
+
+def test_a_whole_word_scan_of_the_bytes_passes_over_longer_words(tmp_path):
+    """file_holds(..., whole_word=True): 'eve' inside 'every' is not it; 'Eve' on its own,
+    in any case, is; the plain scan finds both."""
+    from kit.longterm.forget_scan import file_holds
+    inside, alone = tmp_path / "inside.bin", tmp_path / "alone.bin"
+    inside.write_bytes(b"\x00\x01We rehearse every evening.\x00")
+    alone.write_bytes(b"\x00\x01ask EVE. \x00")
+    assert file_holds(str(inside), "eve") and not file_holds(str(inside), "eve", whole_word=True)
+    assert file_holds(str(alone), "eve", whole_word=True)

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from kit.checks import call_learner, expect, passed
 from kit.longterm.fact_store import FactStore
 from kit.longterm.facts import Candidate, FactTable
+from kit.longterm.forget import topic_pattern
 from kit.longterm.forget_scan import file_holds, sqlite_files
 from kit.longterm.injection import FENCE_CLOSE, ObeyingModel, unfenced
 from kit.longterm.injection_bench import load_attacks
@@ -47,12 +48,14 @@ _ALICE = ["I moved to Lisbon last year.", "Noted.", "I'm allergic to penicillin,
           "Understood, penicillin noted.", "I play the cello.", "Lovely.",
           "Eve from the choir told me about her divorce.", "That must be hard for Eve.",
           "We still rehearse every evening.", "Sounds lovely."]
-# (words to forget, the word the raw files are scanned for): "Eve" sits inside "every"
-# and "evening", so only a whole-word match keeps those messages; a later word of the
-# list counts as much as the first; a word only bob names stays in bob's session (and
-# in the file: no scan)
-_CASES = ((["penicillin"], "penicillin"), (["nothing-said", "Penicillin"], "penicillin"),
-          (["eve"], "eve"), (["aspirin"], None))
+# (words to forget, the word the raw files are scanned for, as a whole word only):
+# "Eve" sits inside "every" and "evening", so only a whole-word match keeps those
+# messages (and only a whole-word scan of the bytes); a later word of the list counts as
+# much as the first; a word only bob names stays in bob's session (and in the file: no
+# scan)
+_CASES = ((["penicillin"], "penicillin", False),
+          (["nothing-said", "Penicillin"], "penicillin", False),
+          (["eve"], "eve", True), (["aspirin"], None, False))
 _BOB = ["Aspirin is fine for me.", "Good to know."]
 
 
@@ -98,19 +101,9 @@ def _observe(path: str) -> dict:
 
 
 def _names(text: str, words: list[str]) -> bool:
-    """Whether ``text`` names one of ``words`` as a whole word, any case."""
-    return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text, re.I) for w in words)
-
-
-def _bytes_hold(path: str, word: str) -> bool:
-    """Whether the raw file holds ``word``: anywhere for a long word (its spellings:
-    :func:`~kit.longterm.forget_scan.file_holds`), as a whole word for a short one that
-    other words contain ("eve" in "every")."""
-    if len(word) > 3:
-        return file_holds(path, word)
-    with open(path, "rb") as f:
-        data = f.read().lower()
-    return re.search(rb"(?<![a-z0-9])" + word.encode() + rb"(?![a-z0-9])", data) is not None
+    """Whether ``text`` names one of ``words`` as a whole word, any case (the kit's
+    matcher, :func:`~kit.longterm.forget.topic_pattern`)."""
+    return topic_pattern(words).search(text)
 
 
 def check_forget(forget_words: Callable) -> None:
@@ -119,7 +112,7 @@ def check_forget(forget_words: Callable) -> None:
     cases = 0
     for wal in (False, True):
         kind = "a write-ahead-log file" if wal else "a rollback-journal file"
-        for words, secret in _CASES:
+        for words, secret, whole in _CASES:
             with tempfile.TemporaryDirectory() as folder:
                 path = _plant(folder, wal)
                 shown = f"forget_words(<{kind}>, 'alice', {words!r})"
@@ -127,7 +120,7 @@ def check_forget(forget_words: Callable) -> None:
                              shown=shown)
                 got = _observe(path)
                 left = [p.rsplit(os.sep, 1)[-1] for p in sqlite_files(path)
-                        if secret and _bytes_hold(p, secret) and not p.endswith("-journal")]
+                        if secret and file_holds(p, secret, whole) and not p.endswith("-journal")]
             case = f"Case: {shown}, after the call"
             expect(len(got["alice"]) == len(_ALICE), f"{case}: alice should still have "
                    f"{len(_ALICE)} messages (texts replaced, numbers kept), got "

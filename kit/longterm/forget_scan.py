@@ -19,6 +19,7 @@ is the share of places clean, the figure lesson 12's table shows.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -56,12 +57,17 @@ def _spellings(secret: str) -> set[bytes]:
             for c in cases for form in ("NFC", "NFD")}
 
 
-def file_holds(path: str, secret: str) -> bool:
+def file_holds(path: str, secret: str, whole_word: bool = False) -> bool:
     """True if the file's bytes contain ``secret`` (UTF-8, composed or decomposed, in any
-    of its usual cases: :func:`_spellings`)."""
+    of its usual cases: :func:`_spellings`); with ``whole_word``, only where no ASCII
+    letter or digit touches it (a short name inside a longer word, "eve" in "every", is
+    not it). Linear in the file's size."""
     with open(path, "rb") as f:
         data = f.read().lower()
-    return any(spelling in data for spelling in _spellings(secret))
+    if not whole_word:
+        return any(spelling in data for spelling in _spellings(secret))
+    return any(re.search(rb"(?<![a-z0-9])" + re.escape(spelling) + rb"(?![a-z0-9])", data)
+               for spelling in _spellings(secret))
 
 
 def vectors_hold(vectors: np.ndarray, embedder: Callable[[list[str]], object],
