@@ -139,6 +139,31 @@ def test_context_never_mixes_a_state_with_the_events_of_a_later_commit(store, mo
     assert context["summary"] and [m["number"] for m in context["recent"]] == [3, 4, 5, 6]
 
 
+def test_context_under_endless_commits_gives_events_read_before_the_state(store, monkeypatch):
+    """A commit between every read: after CONTEXT_READS loads the context gives up, and
+    then it must show the events read before the state it returns (of that commit or an
+    earlier one), never the ones read after it (of a later commit)."""
+    from kit.serve import service as service_module
+    service = ChatService(store, chatbot(), service_memory(budget=60, keep_recent=4))
+    service.ask("alice", QUESTIONS[0])
+    reads, events = [], store.events
+
+    def load(session_id, load=store.load):
+        reads.append("load")
+        return load(session_id)
+
+    def moving_events(session_id, last=20):               # another commit every time
+        reads.append("events")
+        return events(session_id, last) + [{"kind": "turn", "turn": 100 + len(reads)}]
+
+    monkeypatch.setattr(store, "load", load)
+    monkeypatch.setattr(store, "events", moving_events)
+    shown = service.context("alice")["events"][-1]["turn"] - 100
+    assert reads.count("load") == service_module.CONTEXT_READS
+    last_load = len(reads) - 1 - reads[::-1].index("load")       # 1-based count of reads
+    assert shown <= last_load, (shown, reads)
+
+
 def test_a_failed_turn_writes_nothing_and_gives_the_lease_back(store):
     def broken(system, user):
         raise RuntimeError("model down")

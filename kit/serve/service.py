@@ -511,8 +511,9 @@ class ChatService:
         the memory has them), ``summary`` (its text), ``recent`` (the verbatim
         messages), and the newest ``events`` trace events. Read without the lock, the
         state and the events of one commit: the events are read before and after the
-        state, and again while a commit (a turn, a compaction) came in between.
-        Raises ValueError for a bad id."""
+        state, and again while a commit (a turn, a compaction) came in between; if
+        commits keep coming, the events read just before the state (of its commit or
+        an earlier one, never a later one). Raises ValueError for a bad id."""
         check_session_id(session_id)
         newest = self.store.events(session_id, events)
         for _ in range(CONTEXT_READS):
@@ -532,7 +533,7 @@ class ChatService:
                 "summary": getattr(memory, "summary", ""),
                 "recent": [{"number": m.number, "role": m.role, "content": m.content}
                            for m in memory.turns],
-                "events": newest,
+                "events": seen,             # == newest unless the reads ran out
             }
         finally:
             staging.close()
