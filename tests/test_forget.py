@@ -265,3 +265,16 @@ def test_a_whole_word_scan_of_the_bytes_passes_over_longer_words(tmp_path):
     alone.write_bytes(b"\x00\x01ask EVE. \x00")
     assert file_holds(str(inside), "eve") and not file_holds(str(inside), "eve", whole_word=True)
     assert file_holds(str(alone), "eve", whole_word=True)
+
+
+def test_a_whole_word_scan_takes_a_secrets_own_punctuation_as_its_edge(tmp_path):
+    """A secret that starts or ends with punctuation or a space: that edge needs no
+    boundary of its own ("-eve" in "x-eve"); its letters still do ("eve-" in "eve-x" is
+    there, "eve-" in "reve-x" is not)."""
+    from kit.longterm.forget_scan import file_holds
+    path = tmp_path / "f.bin"
+    for data, secret, held in [(b"\x00x-eve\x00", "-eve", True), (b"eve x", "eve ", True),
+                               (b"ask eve-x", "eve-", True), (b"reve-x", "eve-", False),
+                               (b"(c++)", "C++", True), (b"abc++", "c++", False)]:
+        path.write_bytes(data)
+        assert file_holds(str(path), secret, whole_word=True) is held, (data, secret)

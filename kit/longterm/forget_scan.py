@@ -60,14 +60,23 @@ def _spellings(secret: str) -> set[bytes]:
 def file_holds(path: str, secret: str, whole_word: bool = False) -> bool:
     """True if the file's bytes contain ``secret`` (UTF-8, composed or decomposed, in any
     of its usual cases: :func:`_spellings`); with ``whole_word``, only where no ASCII
-    letter or digit touches it (a short name inside a longer word, "eve" in "every", is
-    not it). Linear in the file's size."""
+    letter or digit touches its own first or last letter or digit (:func:`_whole`: a
+    short name inside a longer word, "eve" in "every", is not it). Linear in the file's
+    size."""
     with open(path, "rb") as f:
         data = f.read().lower()
     if not whole_word:
         return any(spelling in data for spelling in _spellings(secret))
-    return any(re.search(rb"(?<![a-z0-9])" + re.escape(spelling) + rb"(?![a-z0-9])", data)
-               for spelling in _spellings(secret))
+    return any(re.search(_whole(spelling), data) for spelling in _spellings(secret))
+
+
+def _whole(spelling: bytes) -> bytes:
+    """``spelling`` as a whole word: no ASCII letter or digit before it if it starts with
+    one, none after it if it ends with one (a secret's own punctuation or space is its
+    edge: "-eve" in "x-eve", "eve " in "eve x" are there)."""
+    before = rb"(?<![a-z0-9])" if spelling[:1].isalnum() else b""
+    after = rb"(?![a-z0-9])" if spelling[-1:].isalnum() else b""
+    return before + re.escape(spelling) + after
 
 
 def vectors_hold(vectors: np.ndarray, embedder: Callable[[list[str]], object],
