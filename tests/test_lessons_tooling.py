@@ -493,3 +493,30 @@ def test_test_kernels_keep_their_ipython_state_to_themselves():
         "print(ip.history_manager.hist_file, ip.profile_dir.location.startswith("
         "os.environ['IPYTHONDIR']), os.environ['IPYTHONDIR'] != os.path.expanduser('~/.ipython'))")])
     assert lessons.run(nb, ROOT).cells[0].outputs[0].text == ":memory: True True\n"
+
+
+@pytest.mark.parametrize("given", [None, "", "mine"])
+def test_run_gives_the_kernel_a_quiet_ipython_dir_unless_one_is_set(monkeypatch, tmp_path,
+                                                                   given):
+    """IPYTHONDIR unset, or set empty (IPython would take "" as ".", the notebook's
+    folder, and write its profile and history there): the kernel gets a quiet folder of
+    its own, there while it runs and gone after; a user's IPYTHONDIR is honoured."""
+    from nbclient import NotebookClient
+    if given is None:
+        monkeypatch.delenv("IPYTHONDIR", raising=False)
+    else:
+        monkeypatch.setenv("IPYTHONDIR", str(tmp_path / given) if given else "")
+    seen = []
+
+    def execute(self, env):
+        folder = Path(env["IPYTHONDIR"])
+        seen.append((folder, (folder / "profile_default" / "ipython_config.py").exists()))
+        return self.nb
+
+    monkeypatch.setattr(NotebookClient, "execute", execute)
+    lessons.run(new_notebook(cells=[new_code_cell("1")]), tmp_path)
+    (folder, quiet), = seen
+    if given:
+        assert folder == tmp_path / given and not quiet
+    else:
+        assert quiet and folder.is_absolute() and not folder.exists()

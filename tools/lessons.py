@@ -225,7 +225,8 @@ def quiet_ipython_dir(folder: Path) -> Path:
 def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
     """Execute `nb` in place in a fresh `python3` kernel started in `cwd`; return it.
     A kernel that fails to answer is started again (:func:`kernel_started`); it reads
-    no IPython configuration of the user's (:func:`quiet_ipython_dir`, unless IPYTHONDIR is set).
+    no IPython configuration of the user's (:func:`quiet_ipython_dir`, unless
+    IPYTHONDIR is set and not empty).
 
     The kernel imports `kit` from this checkout (repo root first on PYTHONPATH).
     With allow_errors=False the first error in a cell not tagged
@@ -235,7 +236,8 @@ def run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False) -> nbf
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory(prefix="kit-ipython-") as folder:
-        env.setdefault("IPYTHONDIR", str(quiet_ipython_dir(Path(folder))))
+        if not env.get("IPYTHONDIR"):     # unset, or "" (which IPython takes as ".")
+            env["IPYTHONDIR"] = str(quiet_ipython_dir(Path(folder)))
         return kernel_started(lambda startup: NotebookClient(
             nb, timeout=CELL_TIMEOUT, startup_timeout=startup, kernel_name="python3",
             allow_errors=allow_errors, record_timing=False,
