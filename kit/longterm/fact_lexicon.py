@@ -16,7 +16,8 @@ import re
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
            "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
            "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
-           "QUESTION_OPENERS", "EMBEDDING_VERBS"]
+           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER",
+           "DISTANT_FUTURE"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {
@@ -44,7 +45,7 @@ CUES = {
                 "career position role contract salary payroll promoted promotion interview "
                 "internship onboarding shift shifts fired first.day first.week last.day "
                 "started.at starting.at start.at started.with finished.up.at signed.with "
-                "laid.off analyst engineer developer designer nurse teacher accountant "
+                "laid.off badge analyst engineer developer designer nurse teacher accountant "
                 "consultant editor researcher scientist lawyer architect programmer intern "
                 "clerk cashier jumped.ship taken.on day.one poach poached recruited headhunted",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
@@ -65,7 +66,8 @@ Networks Games Publishing Records Insurance Finance Design Works Foundation Inst
 # verbs (and phrases) that undo a purchase: an order number in their sentence is undone
 CANCEL_VERBS = (
     r"cancel(?:s|led|ed|ling|ing)?|cancellation|call(?:s|ed|ing)?\s+(?:it\s+|them\s+)?off|"
-    r"scrap(?:s|ped|ping)?|drop(?:s|ped|ping)?(?!\s+(?:by|in)\b)|"
+    r"scratch(?!\s+(?:on|off)\b)|"
+    r"scrap(?:s|ped|ping)?|drop(?:s|ped|ping)?(?!\s+(?:by|in)\b|\s+(?:\S+\s+){0,2}?off\b)|"
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
     r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
     r"(?:went|go|goes|going|gone)\s+back|money\s+back|refund(?:s|ed|ing)?|"
@@ -80,19 +82,24 @@ LEAVE_VERBS = (
     r"quit(?:s|ting)?|left|leav(?:e|es|ing)|fired(?!\s+up)|sacked|laid\s+off|let\s+go|"
     r"turn(?:s|ed|ing)?\s+down|declin(?:e|es|ed|ing)|reject(?:s|ed|ing)?|said\s+no\s+to|"
     r"resign(?:s|ed|ing)?(?:\s+from)?|"
-    r"hand(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?notice(?:\s+at)?|last\s+day\s+at|"
+    r"(?:hand|turn)(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?(?:notice|resignation|badge|"
+    r"keys|laptop)(?:\s+at)?|last\s+day\s+at|kick(?:s|ed|ing)?(?!\s+off\b)|"
     r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|"
     r"(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
     r"stop(?:s|ped|ping)?|put(?:s|ting)?\s+(?:\S+\s+){0,2}?down|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
-    r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with")
+    r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with|"
+    # parting with a thing one owns ("I sold my Volvo", "got rid of the car")
+    r"(?:sold|sells?|selling)(?=\s+(?:my|our|the|it|them|\S+\s+(?:to|for)\b))|got\s+rid\s+of|"
+    r"(?:gave|give|giving)\s+away|trad(?:e|ed|ing)\s+in")
 # phrases that end what their subject (the value before them) names: "matcha is history"
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
                    r"done|finished|out|over|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
-                   r"in\s+the\s+past|behind\s+(?:me|us))")
+                   r"in\s+the\s+past|behind\s+(?:me|us))|"
+                   r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
-    r"in\s+place\s+of|"
+    r"in\s+place\s+of|(?:tak(?:e|es|en|ing)|took)\s+over\s+from|overt(?:ook|aken|akes)|"
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
     r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
     r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
@@ -146,7 +153,11 @@ NEGATED_ATTITUDES = (
     r"help|resist|beat|agree|care|emphasi[sz]e|say\s+enough|"
     r"(?:be|been|feel|felt|get|got|have\s+been)\s+(?:any\s+)?(?:happier|better|prouder|"
     r"gladder|more|less)|bad|too\s+bad|half\s+bad|only|just|long\s+ago|that\s+long|"
-    r"(?:a|one)\s+(?:single\s+)?(?:day|week|moment)")
+    r"(?:a|one)\s+(?:single\s+)?(?:day|week|moment)|"
+    # a negated doubt is about the speaker's mind, not the fact ("wasn't sure about X"),
+    # and a negated failure praises ("hasn't let me down", "never disappoints")
+    r"sure|certain|convinced|let\s+(?:me|us|you)\s+down|disappoint\w*|"
+    r"fail(?:s|ed)?\s+(?:me|us|to\s+(?:impress|amaze|surprise|deliver))|fault\s+(?:it|them)")
 # people and animals: a negation or a predicate whose subject is one of them is another
 # agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
 AGENTS = (
@@ -162,7 +173,17 @@ HYPOTHETICAL = (
     r"if|unless|whether|might|may|could|would|should|maybe|perhaps|possibly|someday|"
     r"one\s+day|wish|hope|hoping|dream(?:ing)?\s+(?:of|about)|consider(?:ing)?|"
     r"(?:thinking|thought)\s+(?:of|about)|plan(?:s|ning)?\s+to|wants?\s+to|wanted\s+to|"
-    r"would\s+love\s+to|'d")
+    r"would\s+love\s+to|'d|"
+    # a past verb only nearly done did not happen ("I nearly moved to Oslo"); "nearly a
+    # year in Oslo" states
+    r"(?:almost|nearly)(?=\s+\w+ed\b|\s+(?:went|took|left|got|made|quit|bought|sold|"
+    r"gave|said|ran|fell|threw|signed\s+up))")
+# a far-off time anywhere in a clause: a plan, not yet a fact ("We're moving to Oslo next
+# year"); a near one ("on Monday I start at ...") is an arrangement, told as done
+DISTANT_FUTURE = (
+    r"next\s+(?:year|spring|summer|autumn|fall|winter)|in\s+(?:a\s+)?(?:few|couple\s+(?:of\s+)?|"
+    r"two|three|\d+)\s+years?|eventually|in\s+the\s+(?:long\s+run|future)|some\s*day|"
+    r"when\s+(?:i|we)\s+retire|at\s+some\s+point|one\s+day|years?\s+from\s+now")
 # attributes that a wish or a would-choice states ("If I could drink one thing, it'd be chai")
 PREFERENCES = {"favourite drink"}
 # attributes whose value names an agent (a person, a pet): negating what it does never
@@ -174,6 +195,10 @@ QUESTION_OPENERS = {"do", "does", "did", "is", "am", "are", "was", "were", "have
                     "had", "should", "could", "would", "will", "can", "shall", "may", "might",
                     "must", "isn't", "aren't", "don't", "doesn't", "didn't", "haven't",
                     "hasn't", "won't", "wouldn't", "shouldn't", "can't", "couldn't"}
+# words of an earlier time that a sentence then reverses: a negation in their clause is
+# about that time, not now ("I wasn't keen on X at first, but it's home now")
+EARLIER = (r"at\s+first|initially|in\s+the\s+beginning|to\s+begin\s+with|at\s+the\s+start|"
+           r"when\s+(?:i|we)\s+(?:first\s+)?(?:arrived|got\s+here|came)")
 # verbs that embed the speaker's statement in a question ("Did I tell you I moved to Lisbon?")
 EMBEDDING_VERBS = (r"know|knew|tell|told|mention(?:ed)?|hear|heard|guess|believe|remember|"
                    r"realis(?:e|ed)|realiz(?:e|ed)|see|saw|notice(?:d)?")

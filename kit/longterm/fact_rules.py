@@ -71,11 +71,14 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
+from kit.longterm.fact_discourse import (asked_change, daily_departure, distant_future, journey,
+                                         names_ahead, recased)
 from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
                                        ORGANISATIONS, PREFERENCES, SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
-                                     denying_negation, object_of, ordinary_word, refers_back)
+                                     denying_negation, imperative, object_of, ordinary_word,
+                                     refers_back)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -102,6 +105,9 @@ _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _YOU = re.compile(r"\byou(?:r|rs|rself|'re|'ve|'d|'ll)?\b", re.I)
 _ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
 _THEY = re.compile(r"\b(?:he|she|they)\b|\b(?:he|she|they)'", re.I)
+_THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
+                          r"mom|dad|partner|husband|wife|boss|colleague|neighbou?r|flatmate|"
+                          r"roommate)'s)\s+(?:\w+\s+)?(?i:orders?|purchases?)\b")
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
 _ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
                              re.I)
@@ -109,15 +115,21 @@ _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|an
                       r"longer|more|now|these\s+days)\s*", re.I)
 _DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s|ed|ing)?|"
                       r"loath(?:e|es|ed|ing)|despis(?:e|es|ed|ing)|abhor(?:s|red)?)\b", re.I)
+# the second term of a comparison of preference is the one not preferred: "kefir over
+# matcha", "more than matcha", "I prefer kefir to matcha"
+_COMPARED = re.compile(r"(?:\b(?:over|(?:more|better|rather)\s+than)|\bprefer\w*\s+\S+\s+to)\s+"
+                       r"(?:(?:my|the|any|good|old|plain|boring|usual)\s+){0,2}$", re.I)
 _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 _NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
+_PLACE = re.compile(r"\b(?:in|from|near|outside|around)\s+$", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _TOWARDS = re.compile(r"\b(?:in|to|for|into|at|with|hello|hi|welcome)\s+(?:the\s+)?$", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
                    f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
+_NEXT_WORD = re.compile(r"\s+([\w']+)")
 _SENTENCE = re.compile(r"[^.!?]+")
 _OPENER = re.compile(f"\\s*([{CAPITALS}][{SMALL_LETTERS}]+(?: [{CAPITALS}][{SMALL_LETTERS}]+)*)"
                      f"(?:'s)?\\s+[{SMALL_LETTERS}]")      # "Tom lives", "Leo's job", "Ana and"
@@ -142,8 +154,12 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
     for match in _NAME.finditer(sentence):
         words, start, i = match.group().split(" "), match.start(), 0
         opening = _opens(sentence, start)
+        if opening:                     # "Say hi to Rex", "Walk Rex": a verb, not a name
+            after = words[1] if len(words) > 1 else _NEXT_WORD.match(sentence, match.end())
+            after = after if isinstance(after, str) else (after.group(1) if after else "")
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF
-                                  or (i == 0 and opening and ordinary_word(words[0]))):
+                                  or (i == 0 and opening and (ordinary_word(words[0])
+                                                              or imperative(words[0], after)))):
             if words[i] in NAME_PREFIXES and i + 1 < len(words) \
                     and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
                 break                              # "New York", "Long Beach": one name
@@ -164,13 +180,15 @@ def _held(known: dict[str, str], name: str) -> str | None:
 
 
 def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str, str],
-              others: frozenset[str] = frozenset()
-              ) -> tuple[list[tuple[int, str, str, bool]], str | None]:
+              others: frozenset[str] = frozenset(), question: bool = False
+              ) -> tuple[list[tuple[int, str, str, bool]], str | None,
+                         list[tuple[int, str]]]:
     """``(position, attribute, value, denied)`` of one sentence, in order, and the
     attribute its names give the next sentence. ``topic``: the previous sentence's, the
     attribute of the names of a sentence with no cue word ("Got a new job! I'm at
     Oakridge Bank."); ``known``: the speaker's stored values that a change can leave;
-    ``others``: the other speakers' names."""
+    ``others``: the other speakers' names; ``question``: the sentence ends with "?".
+    Third: the names left without an attribute, ``(position, name)``."""
     values = [(m.start(), _WORDS[m.group().lower()], _CANONICAL[m.group().lower()])
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
@@ -191,6 +209,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 gap -= 1
             near = i - 1 if i and cues[i - 1][2] == gap else min(   # "my sister Ana": hers
                 (c for c in (i - 1, i) if 0 <= c < len(cues)), key=lambda c: abs(where[c] - p))
+            if cues[near][1] in AGENT_NAMES and _PLACE.search(sentence, max(0, p - 8), p):
+                continue                            # "my sister in Oslo": a place
             named.append((p, cues[near][1], name))
         elif topic is not None and p != first:   # not the first word: "Fair enough!"
             named.append((p, topic, name))
@@ -203,6 +223,13 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     denied = [negations[c] >= 0 for c in clause_of]
     starts = [p for p, _, _ in values]
     unreal: dict[int, int] = {}        # clause -> where its first negation or "if", "might" is
+    later: dict[int, bool] = {}        # clause -> set at a far-off time ("next year")
+
+    def distant(position: int) -> bool:
+        c = bisect.bisect_left(ends, position)
+        if c not in later:
+            later[c] = distant_future(sentence, *clause(ends, position))
+        return later[c]
 
     def real(position: int) -> bool:   # a change at ``position`` is not "I haven't", "I might"
         c = bisect.bisect_left(ends, position)
@@ -210,13 +237,18 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             start, end = clause(ends, position)
             found = UNREAL.search(sentence, start, end)
             unreal[c] = end if found is None else found.start()
-        return position <= unreal[c]
+        return position <= unreal[c] and not asked and not distant(position)
 
-    presumed = set()                   # the object of a change only possible: "I might quit X"
+    presumed, asked = set(), asked_change(sentence, question)   # "I might quit X", "Cancel X?"
+    trip, moot = journey(sentence), set()
     for verb in _CHANGE.finditer(sentence):
+        if (trip and verb.group().lower() == "from") or daily_departure(sentence, verb):
+            continue                   # "flying from Bergen to Oslo", "left Acme Labs early"
         i = object_of(sentence, verb, starts, clause(ends, verb.start()))
         if i is not None:
-            if real(verb.start()):
+            if asked:
+                moot.add(i)            # "Cancel #4411?": asked about, neither said nor undone
+            elif real(verb.start()):
                 denied[i] = True
             else:
                 presumed.add(i)
@@ -224,7 +256,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     # when a new value of it is named) gives its attribute to the sentence's new names
     fresh = {a for _, a, v in values if a and _held(known, v) != a}
     for k, (p, a, v) in enumerate(values):
-        if a in fresh and _held(known, v) == a and _FROM.search(sentence, max(0, p - 10), p):
+        if a in fresh and _held(known, v) == a and not trip and _FROM.search(
+                sentence, max(0, p - 10), p):
             denied[k] = True
     left = {a for (p, a, v), no in zip(values, denied) if no and _held(known, v) == a}
     new = left.pop() if len(left) == 1 else None
@@ -240,13 +273,14 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     if owner is not None and _ME.search(sentence) is None:
         who = owner.group(1)
         if who in others or (who.split(" ")[0] not in stop and _held(known, who) is None
-                             and who.lower() not in _WORDS
+                             and who.lower() not in _WORDS and who.lower() not in _CUE_OF
+                             and not _ORDER_WORD.match(who)
                              and not ordinary_word(who.split(" ")[0])):
             theirs = any(q >= owner.end(1) and c == 0
                          for (q, _, _), c in zip(values, clause_of))
     markers, out, itself, dislikes = Markers(sentence), [], {}, None
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
-        if theirs and c == 0:
+        if (theirs and c == 0 and attribute != "open order") or k in moot:
             continue                        # another person's fact: "Tom lives in Oslo"
         if not attribute:                   # the new place: "for Bergen", "hello Oakridge Bank"
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
@@ -258,7 +292,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             if dislikes is None:
                 dislikes = [m.start() for m in _DISLIKE.finditer(sentence)]
             d = bisect.bisect_left(dislikes, p) - 1
-            no = d >= 0 and dislikes[d] >= clause(ends, p)[0]
+            no = (d >= 0 and dislikes[d] >= clause(ends, p)[0]) or _COMPARED.search(
+                sentence, max(clause(ends, p)[0], p - 40), p) is not None   # "X over Y"
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None
@@ -269,9 +304,14 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 itself[c, attribute] = no_ is not None and _NAMING[attribute].search(
                     sentence, no_.end(), ends[c]) is not None
             no = itself[c, attribute]
+        elif attribute == "open order":     # a number names an order that exists, the
+            if "their order" not in itself:     # speaker's whoever acts on it ("the seller
+                itself["their order"] = _THEIR_ORDER.search(sentence) is not None
+            if itself["their order"]:       # cancelled #4411"), unless another's ("her order")
+                continue
         elif markers.owner_is_other(p) or (
                 attribute not in PREFERENCES and k not in presumed
-                and markers.hypothetical(p, clause(ends, p)[0])):
+                and (markers.hypothetical(p, clause(ends, p)[0]) or distant(p))):
             continue                        # another's fact, or only a wish or a condition
         out.append((p, attribute, value, no))
     keep, rank = {}, {}        # name-valued: the last value not denied and new, else ...
@@ -282,7 +322,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
             if ATTRIBUTES[v[1]][1] is not None or v[1] == "open order" or keep[v[1]] == k
-            ], (cues[-1][1] if cues else new), [v for p, a, v in pending if not new]
+            ], (cues[-1][1] if cues else new), [(p, v) for p, a, v in pending if not new]
 
 
 def _deixis(sentence: str, at: int, attribute: str, name: str
@@ -295,6 +335,18 @@ def _deixis(sentence: str, at: int, attribute: str, name: str
             or markers.owner_is_other(at) or markers.hypothetical(at, 0)):
         return []                      # a place for the home, a company for the job
     return [(at, attribute, name, denying_negation(sentence, 0, len(sentence)) is not None)]
+
+
+def _ahead(sentence: str, before: str, names: list[tuple[int, str]]
+           ) -> list[tuple[int, str, str, bool]]:
+    """The names of the sentence before that this one's cue word names (principle 9 of
+    :mod:`kit.longterm.fact_discourse`), stated, when this sentence is the speaker's, real
+    and not negated ("I'd love a dog", "the move isn't done" name nothing)."""
+    markers = Markers(sentence)
+    if markers.unreal or denying_negation(sentence, 0, len(sentence)) is not None:
+        return []
+    return [(0, attribute, name, False) for attribute, name in names_ahead(sentence, before, names)
+            if attribute in AGENT_NAMES or not markers.owner_is_other(len(sentence))]
 
 
 def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...] = (),
@@ -341,14 +393,17 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
                 held.setdefault(first, attribute)
     stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
     others = frozenset(speakers) - {speaker}
+    previous = ""
     for match in _SENTENCE.finditer(text):
-        before, sentence = topic, match.group()
-        said, topic, names = _sentence(sentence, stop, topic, held, others)
+        before, sentence = topic, recased(match.group())       # "I LIVE IN LISBON"
+        question = text.startswith("?", match.end())
+        said, topic, names = _sentence(sentence, stop, topic, held, others, question)
         place = _DEIXIS.search(sentence)
         if not said and unnamed and topic and place:   # "A week in Oslo. No regrets moving here."
-            said = _deixis(sentence, place.start(), topic, unnamed[-1])
-        unnamed = names
-        question = text.startswith("?", match.end())
+            said = _deixis(sentence, place.start(), topic, unnamed[-1][1])
+        elif not said and unnamed and topic:           # "Biscuit ate a lead. I love my dog."
+            said = _ahead(sentence, previous, unnamed)
+        unnamed, previous = names, sentence
         if question and _YOU.search(sentence) and not _ME.search(sentence):
             said = []                  # "Do you live in Lisbon?" asks about the listener
         elif before is None and _THEY.search(sentence) and not _ME.search(sentence):

@@ -40,12 +40,13 @@ import functools
 import re
 from collections.abc import Callable
 
-from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EMBEDDING_VERBS,
+from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EARLIER,
+                                       EMBEDDING_VERBS,
                                        HYPOTHETICAL, LEAVE_VERBS, NEGATED_ATTITUDES,
                                        QUESTION_OPENERS, SUBJECT_CHANGES)
 
 __all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denying_negation",
-           "object_of", "ordinary_word", "refers_back"]
+           "imperative", "object_of", "ordinary_word", "refers_back"]
 
 NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
@@ -86,6 +87,7 @@ _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
                          re.I)
 _OBJECT_WORD = re.compile(r"\S+")
+_EARLIER = re.compile(r"\b(?:" + EARLIER + r")\b", re.I)
 _OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
                 "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
 _ADJECTIVE = re.compile(r"old|former|previous|ex", re.I)   # before their noun, never passive
@@ -95,11 +97,14 @@ _OBJECT_WORDS = 5               # at most this many words between a change verb 
 def clauses(sentence: str) -> tuple[list[int], list[int]]:
     """``(clause ends, negations)``: where the negation that denies in each clause is
     (:func:`denying_negation`; -1 for none): one that no later
-    negative word of the clause turns back."""
+    negative word of the clause turns back, in a clause not set at an earlier time that
+    the sentence then reverses (``EARLIER``: "I wasn't sure about Oslo at first, but
+    ...")."""
     ends = [m.start() for m in _CLAUSE_END.finditer(sentence)] + [len(sentence)]
     negations, start = [], 0
     for end in ends:
-        no = denying_negation(sentence, start, end)
+        no = None if _EARLIER.search(sentence, start, end) else denying_negation(
+            sentence, start, end)                   # "I wasn't sure about X at first"
         negations.append(no.start() if no is not None and _TURN_BACK.search(
             sentence, no.end(), end) is None else -1)
         start = end + 1
@@ -148,9 +153,23 @@ def ordinary_word(word: str) -> bool:
     return bool(kinds) and "NOUN" not in kinds and "PROPN" not in kinds
 
 
+@functools.lru_cache(maxsize=4096)
+def imperative(word: str, following: str) -> bool:
+    """True if ``word``, opening a sentence before the word ``following``, is a verb's
+    base form that takes no subject here: the next word is no verb ("Say hi to Rex",
+    "Walk Rex"; not "Waffles chewed", "Bear loves the park"): an imperative or a
+    dropped "I", not a name (principle 2)."""
+    from lemminflect import getAllLemmas
+    low = word.lower()
+    if low not in getAllLemmas(low).get("VERB", ()):
+        return False
+    return "VERB" not in getAllLemmas(following.lower()) if following else True
+
+
 _MARKER = re.compile(
     r"(?P<agent>\b(?:my|our|his|her|their|the|a|an)\s+(?:\w+\s+)?(?:" + AGENTS +
-    r")(?:'s)?\b(?!\s+(?:at|from|in|of|with|for|and|or|to|on|about|by)\b)"
+    r")(?:'s)?\b(?!\s+(?:(?:here|there|back\s+home)\s+)?(?:at|from|in|of|with|for|and|"
+    r"or|to|on|about|by)\b)"                 # "my neighbours (here) in Oslo": a noun phrase
     r"|\b(?:he|she|they|who)\b)"      # not "her", "their": "I joined their team at ..."
     r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
     r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"

@@ -1,0 +1,160 @@
+"""What a sentence is doing: the discourse principles of the rule-based fact extractor.
+
+:mod:`kit.longterm.fact_scope` decides whether a word is the speaker's and is denied;
+these helpers decide what kind of event a sentence tells, or what it leans on across a
+sentence boundary. Each is a principle of English, not a sentence shape, and each runs in
+time linear in the sentence's length:
+
+6. **Events that are not changes** (:func:`journey`, :func:`daily_departure`,
+   :func:`distant_future`): "from Bergen to Oslo" is a move only when the sentence tells
+   a move; with a word of travel ("flying", "a trip", "visiting") it is a journey and the
+   home stays where it was. Leaving a workplace at a time of day ("I left the office early
+   today", "left Acme Labs at six") is going home, not quitting. A change set at a far-off
+   time ("next year", "eventually", "one day") is a plan, not yet a fact; a near one ("on
+   Monday I start at ...") is an arrangement, told as done.
+7. **Questions** (:func:`asked_change`): a change inside a question is asked about, not
+   done ("Cancel #4411?", "Quit Acme Labs? Never."): its object is neither stated nor
+   denied, unless the question embeds a statement ("Did I tell you I quit?").
+8. **Shouting** (:func:`recased`): a sentence written in capitals ("I LIVE IN LISBON")
+   is read in ordinary case: a word English knows is lower case, one it does not know (a
+   place, a surname) or an organisation's ("LABS", and the word before it) keeps a
+   capital, so names are found as in any other sentence.
+9. **Cataphora** (:func:`names_ahead`): a name with no cue word of its own takes the
+   attribute of the next sentence when that sentence names the agent or the move and no
+   name of its own ("Biscuit chewed another lead. I love my dog, but honestly.", "Writing
+   this from my new kitchen in Oslo! The move went fine."): a pet or a person named as
+   the subject for an agent's cue, a place after "in" or "to" for a word of moving.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from kit.longterm.fact_lexicon import (AGENT_NAMES, CUES, DISTANT_FUTURE, EMBEDDING_VERBS,
+                                       ORGANISATIONS)
+
+__all__ = ["asked_change", "daily_departure", "distant_future", "journey", "names_ahead",
+           "recased"]
+
+_TRAVEL = re.compile(
+    r"\b(?:fl(?:y|ying|ies|ew|own)|flights?|driv(?:e|ing|es)|drove|trains?|buses|bus|ferry|"
+    r"trips?|travel\w*|visit\w*|holidays?|vacation\w*|journey\w*|commut\w*|layover|"
+    r"conference|road\s*trip|heading|headed|touring|sightseeing|tickets?|boarding|"
+    r"return\s+flight|round\s+trip|get(?:ting)?\s+away|weekend\s+away)\b", re.I)
+_MOVING = re.compile(r"\b(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|settl\w*|live[sd]?|"
+                     r"living|home|flat|apartment|house|lease|rent\w*|address|unpack\w*|"
+                     r"packed\s+up|for\s+good)\b", re.I)
+
+
+def journey(sentence: str) -> bool:
+    """True if the sentence tells a journey, not a move: a word of travel and no word
+    of living or moving ("I'm flying from Bergen to Oslo"; not "we drove everything to
+    our new flat in Oslo")."""
+    return _TRAVEL.search(sentence) is not None and _MOVING.search(sentence) is None
+
+
+_DAILY = re.compile(r"\s+(?:\S+\s+){0,3}?(?:early|late|on\s+time|at\s+(?:\d|noon|lunch|"
+                    r"midday|five|six|seven|eight)|for\s+(?:the\s+day|lunch|the\s+night|"
+                    r"the\s+weekend|a\s+bit)|after\s+work|tonight|this\s+(?:morning|"
+                    r"afternoon|evening))\b", re.I)
+_LEFT = re.compile(r"left|leav(?:e|es|ing)", re.I)
+
+
+def daily_departure(sentence: str, verb: re.Match) -> bool:
+    """True if ``verb`` leaves a place for the day, not for good: "left" or "leave"
+    followed within a few words by a time of day ("I left Acme Labs early today",
+    "leaving the office at six")."""
+    return _LEFT.fullmatch(verb.group()) is not None and _DAILY.match(
+        sentence, verb.end()) is not None
+
+
+_DISTANT = re.compile(r"\b(?:" + DISTANT_FUTURE + r")\b", re.I)
+
+
+def distant_future(sentence: str, start: int, end: int) -> bool:
+    """True if ``sentence[start:end]`` (a clause) is set at a far-off time ("We're moving
+    to Oslo next year", "eventually I'll quit")."""
+    return _DISTANT.search(sentence, start, end) is not None
+
+
+_EMBEDS = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:that\s+)?"
+                     r"(?:i|we)\b", re.I)
+
+
+def asked_change(sentence: str, question: bool) -> bool:
+    """True if a change in this sentence is asked about, not done: the sentence is a
+    question (``question``: it ends with "?") that embeds no statement of the speaker's
+    ("Cancel #4411?"; not "Did I tell you I cancelled #4411?")."""
+    return question and _EMBEDS.search(sentence) is None
+
+
+_CAPS_WORD = re.compile(r"[A-Z][A-Z'\-]+")
+_LOWER = re.compile(r"[a-z]")
+_ORGANISATION_CAPS = {w.upper() for w in ORGANISATIONS}
+
+
+@functools.lru_cache(maxsize=4096)
+def _known(word: str) -> bool:
+    from lemminflect import getAllLemmas       # loaded on first use
+    return bool(getAllLemmas(word))
+
+
+def recased(sentence: str) -> str:
+    """The sentence in ordinary case when it is written in capitals (no lower-case
+    letter, at least two words of two or more capitals); else itself. A word English
+    knows goes to lower case ("I" stays), an unknown one or an organisation's last word
+    and the word before it to a capital ("LISBON" -> "Lisbon", "NIMBUS LABS" -> "Nimbus
+    Labs"); words of three letters or fewer that English does not know stay as they
+    are ("OMG"). The length is kept, so positions do not move."""
+    if _LOWER.search(sentence) is not None:
+        return sentence
+    words = list(_CAPS_WORD.finditer(sentence))
+    if len(words) < 2:
+        return sentence
+    out, last = [], 0
+    for n, m in enumerate(words):
+        word = m.group()
+        after = words[n + 1].group() if n + 1 < len(words) else ""
+        core = word.split("'")[0].lower()
+        if word in _ORGANISATION_CAPS or (after in _ORGANISATION_CAPS
+                                          and sentence[m.end():words[n + 1].start()] == " "):
+            new = word.capitalize()
+        elif _known(core) or core in {"i", "im", "ive"}:
+            new = word.lower()
+        elif len(core) <= 3:
+            new = word
+        else:
+            new = word.capitalize()
+        out += [sentence[last:m.start()], new if len(new) == len(word) else word]
+        last = m.end()
+    out.append(sentence[last:])
+    text = "".join(out)
+    return re.sub(r"\bi(?=\b|')", "I", text)
+
+
+_AGENT_CUE = {a: re.compile(r"\b(?:" + CUES[a].replace(" ", "|") + r")\b", re.I)
+              for a in AGENT_NAMES}
+_MOVE_WORD = re.compile(r"\b(?:the\s+move|mov(?:e|ed|ing)|relocat\w*|unpack\w*|movers|"
+                        r"moving\s+day|settl(?:ed|ing)\s+in)\b", re.I)
+_PLACE_BEFORE = re.compile(r"\b(?:in|to|into)\s+(?:the\s+)?$", re.I)
+
+
+def names_ahead(sentence: str, before: str, names: list[tuple[int, str]]
+                ) -> list[tuple[str, str]]:
+    """``(attribute, name)`` for the names of the sentence ``before`` that had no
+    attribute (``names``: their positions there and text) and that this ``sentence``,
+    with a cue word and no name of its own, names (principle 9): the name that opens
+    ``before`` (its subject) takes the agent of this sentence's cue word ("my dog"); a
+    name after "in" or "to" takes the home city when this sentence tells the move."""
+    found = []
+    for attribute, cue in _AGENT_CUE.items():
+        if cue.search(sentence) and names and before[:names[0][0]].strip() == "":
+            found.append((attribute, names[0][1]))
+            return found
+    if _MOVE_WORD.search(sentence):
+        for p, name in reversed(names):
+            if _PLACE_BEFORE.search(before, max(0, p - 10), p) and \
+                    name.rsplit(" ", 1)[-1] not in ORGANISATIONS:
+                found.append(("home city", name))
+                break
+    return found
