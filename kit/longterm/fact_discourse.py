@@ -43,7 +43,8 @@ _TRAVEL = re.compile(
     r"return\s+flight|round\s+trip|get(?:ting)?\s+away|weekend\s+away)\b", re.I)
 _MOVING = re.compile(r"\b(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|settl\w*|live[sd]?|"
                      r"living|home|flat|apartment|house|lease|rent\w*|address|unpack\w*|"
-                     r"packed\s+up|for\s+good)\b", re.I)
+                     r"packed\s+up|for\s+good|box(?:es)?|van|truck|removals?|movers|keys)\b",
+                     re.I)
 
 
 def journey(sentence: str) -> bool:
@@ -100,16 +101,16 @@ def _known(word: str) -> bool:
 
 
 def recased(sentence: str) -> str:
-    """The sentence in ordinary case when it is written in capitals (no lower-case
-    letter, at least two words of two or more capitals); else itself. A word English
-    knows goes to lower case ("I" stays), an unknown one or an organisation's last word
-    and the word before it to a capital ("LISBON" -> "Lisbon", "NIMBUS LABS" -> "Nimbus
-    Labs"); words of three letters or fewer that English does not know stay as they
-    are ("OMG"). The length is kept, so positions do not move."""
-    if _LOWER.search(sentence) is not None:
-        return sentence
+    """The sentence in ordinary case where it is written in capitals. In a sentence all
+    in capitals (no lower-case letter) a word English knows goes to lower case ("I"
+    stays); in any sentence, a word in capitals that English does not know, or an
+    organisation's last word and the word before it, gets one capital ("LISBON" ->
+    "Lisbon", "NIMBUS LABS" -> "Nimbus Labs"); words of three letters or fewer that
+    English does not know stay as they are ("OMG", "NYC"). The length is kept, so
+    positions do not move."""
+    shouting = _LOWER.search(sentence) is None
     words = list(_CAPS_WORD.finditer(sentence))
-    if len(words) < 2:
+    if not words:
         return sentence
     out, last = [], 0
     for n, m in enumerate(words):
@@ -120,7 +121,7 @@ def recased(sentence: str) -> str:
                                           and sentence[m.end():words[n + 1].start()] == " "):
             new = word.capitalize()
         elif _known(core) or core in {"i", "im", "ive"}:
-            new = word.lower()
+            new = word.lower() if shouting else word
         elif len(core) <= 3:
             new = word
         else:
@@ -129,7 +130,7 @@ def recased(sentence: str) -> str:
         last = m.end()
     out.append(sentence[last:])
     text = "".join(out)
-    return re.sub(r"\bi(?=\b|')", "I", text)
+    return re.sub(r"\bi(?=\b|')", "I", text) if shouting else text
 
 
 _AGENT_CUE = {a: re.compile(r"\b(?:" + CUES[a].replace(" ", "|") + r")\b", re.I)

@@ -117,7 +117,8 @@ _DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s
                       r"loath(?:e|es|ed|ing)|despis(?:e|es|ed|ing)|abhor(?:s|red)?)\b", re.I)
 # the second term of a comparison of preference is the one not preferred: "kefir over
 # matcha", "more than matcha", "I prefer kefir to matcha"
-_COMPARED = re.compile(r"(?:\b(?:over|(?:more|better|rather)\s+than)|\bprefer\w*\s+\S+\s+to)\s+"
+_COMPARED = re.compile(r"(?:\bover|\b(?:more|better|rather|sooner)\b[^,;:.]{0,30}?\bthan|"
+                       r"\bprefer\w*\s+\S+\s+to)\s+"
                        r"(?:(?:my|the|any|good|old|plain|boring|usual)\s+){0,2}$", re.I)
 _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 _NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
@@ -293,7 +294,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 dislikes = [m.start() for m in _DISLIKE.finditer(sentence)]
             d = bisect.bisect_left(dislikes, p) - 1
             no = (d >= 0 and dislikes[d] >= clause(ends, p)[0]) or _COMPARED.search(
-                sentence, max(clause(ends, p)[0], p - 40), p) is not None   # "X over Y"
+                sentence, max(clause(ends, p)[0], p - 60), p) is not None   # "X over Y"
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None

@@ -155,15 +155,17 @@ def ordinary_word(word: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def imperative(word: str, following: str) -> bool:
-    """True if ``word``, opening a sentence before the word ``following``, is a verb's
-    base form that takes no subject here: the next word is no verb ("Say hi to Rex",
-    "Walk Rex"; not "Waffles chewed", "Bear loves the park"): an imperative or a
-    dropped "I", not a name (principle 2)."""
+    """True if ``word``, opening a sentence before the word ``following``, is a verb with
+    no subject of its own: English knows it as a verb and the next word is not a verb's
+    inflected form or an auxiliary ("Say hi to Rex", "Walk Rex", "Left work late"; not
+    "Waffles chewed", "Pickles is"): an imperative or a dropped "I", not a name
+    (principle 2)."""
     from lemminflect import getAllLemmas
-    low = word.lower()
-    if low not in getAllLemmas(low).get("VERB", ()):
+    if not following or "VERB" not in getAllLemmas(word.lower()):
         return False
-    return "VERB" not in getAllLemmas(following.lower()) if following else True
+    low = following.lower()
+    kinds = getAllLemmas(low)
+    return "AUX" not in kinds and not any(lemma != low for lemma in kinds.get("VERB", ()))
 
 
 _MARKER = re.compile(
