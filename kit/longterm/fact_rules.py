@@ -130,6 +130,10 @@ _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
                    f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
+# a name that is the whole sentence, or with "it is", "now": the answer the sentence
+# before asked for ("Guess where we live now? Oslo!", "Moved! Oslo it is.")
+_ALONE = re.compile(f"[{CAPITALS}][{SMALL_LETTERS}]+(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*"
+                    r"(?:\s+(?:it\s+is|it's|now|baby|here\s+we\s+come|for\s+the\s+win))?\s*")
 _NEXT_WORD = re.compile(r"\s+([\w']+)")
 _SENTENCE = re.compile(r"[^.!?]+")
 _OPENER = re.compile(f"\\s*([{CAPITALS}][{SMALL_LETTERS}]+(?: [{CAPITALS}][{SMALL_LETTERS}]+)*)"
@@ -213,7 +217,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             if cues[near][1] in AGENT_NAMES and _PLACE.search(sentence, max(0, p - 8), p):
                 continue                            # "my sister in Oslo": a place
             named.append((p, cues[near][1], name))
-        elif topic is not None and p != first:   # not the first word: "Fair enough!"
+        elif topic is not None and (p != first or _ALONE.fullmatch(sentence, p)):
             named.append((p, topic, name))
         else:
             pending.append((p, "", name))           # no attribute yet: see "left" below

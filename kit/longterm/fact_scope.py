@@ -48,7 +48,7 @@ from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EARLI
 __all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denying_negation",
            "imperative", "object_of", "ordinary_word", "refers_back"]
 
-NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|"
+NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|no\s+way|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
 _FILLER = (r"(?:even|really|quite|ever|just|possibly|still|be|been|have|to|stop|honestly|"
            r"always|gets?|got|getting)")
@@ -76,7 +76,7 @@ _PASSIVE = re.compile(r"(?:\b(?:is|was|are|were|be|been|being|got|gets|get)|'s)\
                       r"just\s+|been\s+)?$", re.I)
 _SUBJECT = re.compile(SUBJECT_CHANGES, re.I)
 _PRONOUN = re.compile(r"\s*(?:it|them|that|this)\b", re.I)
-UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|if|unless|can|could|might|may|"
+UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|no\s+way|if|unless|can|could|might|may|"
                      r"almost|nearly|"
                      r"would|should|will|shall|maybe|perhaps|in\s+case|wants?\s+to|"
                      r"thinking\s+(?:of|about)|"
