@@ -181,7 +181,7 @@ HYPOTHETICAL = (
 # a far-off time anywhere in a clause: a plan, not yet a fact ("We're moving to Oslo next
 # year"); a near one ("on Monday I start at ...") is an arrangement, told as done
 DISTANT_FUTURE = (
-    r"next\s+(?:year|spring|summer|autumn|fall|winter)|in\s+(?:a\s+)?(?:few|couple\s+(?:of\s+)?|"
+    r"next\s+(?:year|spring|summer|autumn|fall|winter)|in\s+(?:a\s+)?(?:few|couple(?:\s+of)?|"
     r"two|three|\d+)\s+years?|eventually|in\s+the\s+(?:long\s+run|future)|some\s*day|"
     r"when\s+(?:i|we)\s+retire|at\s+some\s+point|one\s+day|years?\s+from\s+now")
 # attributes that a wish or a would-choice states ("If I could drink one thing, it'd be chai")

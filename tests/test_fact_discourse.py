@@ -1,0 +1,82 @@
+"""The discourse principles of the rule-based extractor (kit.longterm.fact_discourse) and
+the scope rules added with them, each on sentences of no split and values of no split:
+what kind of event a sentence tells (a journey, a day's departure, a far-off plan, a
+question), shouting, a cue a sentence away, negated doubts and failures that affirm, an
+order acted on by someone else, comparisons of preference, a verb opening a sentence."""
+import pytest
+
+from kit.longterm.fact_discourse import recased
+from kit.longterm.fact_rules import extract_by_rules
+
+HOME = {"Reykjavik": "home city", "Tidewater Systems": "employer"}
+
+
+def read(text, known=HOME):
+    return [(c.attribute, c.value, c.negated)
+            for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"), known=known)]
+
+
+@pytest.mark.parametrize("text, found", [
+    # 6. a journey is no move; a day's departure no resignation; a far-off plan not yet true
+    ("Taking the train from Reykjavik to Porto for a conference.", []),
+    ("We drove from Reykjavik to Porto with all our boxes.", [("home city", "Porto", False)]),
+    ("I left Tidewater Systems late again, what a day.", [
+        ("employer", "Tidewater Systems", False)]),
+    ("I left Tidewater Systems last month.", [("employer", "Tidewater Systems", True)]),
+    ("We're relocating to Porto in a couple of years.", []),
+    ("Eventually I'd like to settle in Porto.", []),
+    ("I almost relocated to Porto.", []),
+    ("Nearly a year in Porto now, and I love living here.", [("home city", "Porto", False)]),
+    # 7. a change asked about is not done
+    ("Quit Tidewater Systems?", []),
+    ("Cancel #5520?", []),
+    ("Did I mention I cancelled #5520?", [("open order", "#5520", True)]),
+    # 8. shouting is read in ordinary case
+    ("WE LIVE IN PORTO NOW!", [("home city", "Porto", False)]),
+    ("I WORK AT MAPLEWOOD BAKERY.", [("employer", "Maplewood Bakery", False)]),
+    ("Just moved to PORTO!", [("home city", "Porto", False)]),
+    # 9. a cue a sentence after the name
+    ("Nugget dug up the whole garden. I love my dog, really.", [("dog's name", "Nugget", False)]),
+    ("Typing this from our new balcony in Porto! The move took two days.", [
+        ("home city", "Porto", False)]),
+    ("Beatrix phoned from the airport. I'd love a dog.", []),
+    ("Lunch in Porto today. The move is not happening.", []),
+    # 1. negated doubts and failures affirm; a negation in a clause of an earlier time
+    ("Porto hasn't failed me once, I'm glad I live here.", [("home city", "Porto", False)]),
+    ("I wasn't convinced by Porto initially, but I love living here.", [
+        ("home city", "Porto", False)]),
+    ("My job at Maplewood Bakery never disappoints.", [("employer", "Maplewood Bakery", False)]),
+    ("No way I'm leaving Tidewater Systems, I love my job.", [
+        ("employer", "Tidewater Systems", False)]),
+    ("I don't live in Porto any more.", [("home city", "Porto", True)]),
+    # 5. an order number is the speaker's whoever acts on it, unless another's
+    ("The courier lost #5520, so the store cancelled it.", [("open order", "#5520", True)]),
+    ("When the store texts about #5520, that is my order.", [("open order", "#5520", False)]),
+    ("My brother's order #5520 came today.", []),
+    ("The neighbours here in Porto are so friendly.", [("home city", "Porto", False)]),
+    ("Seeing my sister in Porto next week.", []),
+    # a comparison of preference: the second term is not preferred
+    ("I'd take cocoa over horchata any day.", [("favourite drink", "cocoa", False),
+                                               ("favourite drink", "horchata", True)]),
+    ("I like cocoa much better than horchata now.", [("favourite drink", "cocoa", False),
+                                                     ("favourite drink", "horchata", True)]),
+    ("Kicked my horchata habit; cocoa now.", [("favourite drink", "horchata", True),
+                                              ("favourite drink", "cocoa", False)]),
+    # parting with what one owns; a phrasal verb's particle ("drop off" delivers)
+    ("Finally sold the Skoda.", [("car", "Skoda", True)]),
+    ("The van dropped our stuff off at the new flat in Porto.", [("home city", "Porto", False)]),
+    # 2. a verb opening a sentence before no verb is no name; a name alone answers
+    ("Meet Nugget, my new pup!", [("dog's name", "Nugget", False)]),
+    ("Left work early today.", []),
+    ("Guess where we live now? Porto!", [("home city", "Porto", False)]),
+])
+def test_the_discourse_principles(text, found):
+    assert read(text) == found
+
+
+def test_recased_keeps_the_length_and_case_of_ordinary_sentences():
+    assert recased("I LIVE IN LISBON") == "I live in Lisbon"
+    assert recased("OMG I JOINED NIMBUS LABS") == "OMG I joined Nimbus Labs"
+    assert recased("We moved to Oslo.") == "We moved to Oslo."
+    for text in ("ÇA VA À PARIS", "I LIVE IN İSTANBUL", "A"):
+        assert len(recased(text)) == len(text)
