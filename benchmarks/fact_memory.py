@@ -35,9 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--conversations", type=int, default=20,
                         help="conversations per template half (>= 1)")
     parser.add_argument("--budget", type=int, default=2000, help="token budget (cl100k_base)")
-    parser.add_argument("--splits", default="blind,blind-2,blind-3",
+    parser.add_argument("--splits", default=",".join(s for s in SPLITS if s not in _MAIN),
                         help="comma-separated extra splits, printed after the held-out and "
-                             "development ones (default: blind,blind-2,blind-3; '' for none)")
+                             "development ones (default: every other split; '' for none)")
     args = parser.parse_args(argv)
     extra = [s for s in args.splits.split(",") if s]
     bad = [s for s in extra if s not in SPLITS or s in _MAIN]

@@ -13,7 +13,7 @@ change (:data:`STORIES`):
 - she places an order and **cancels** it (a retraction);
 - her favourite drink is **reversed** (she goes off the old one, then names a new one).
 
-Every statement is written from phrasing templates fixed in advance, in five disjoint
+Every statement is written from phrasing templates fixed in advance, in disjoint
 parts (:data:`SPLITS`): ``split="development"`` uses only the first part of
 :data:`TEMPLATES` (the one the kit's extractor was first written against),
 ``split="held-out"`` only the second (written by the extractor's author, knowing its cue
@@ -27,7 +27,9 @@ were read, so blind-2 is development data now too), ``split="blind-3"`` only
 :data:`kit.synthetic_changes_blind3.BLIND3_TEMPLATES` (written by a third engineer who
 never read the extractor, merged after the extractor was frozen and measured once: the
 blind test; only templates the extractor's authors have never seen measure how far it
-carries). Questions
+carries), ``"blind-4"`` and ``"blind-5"`` (:mod:`kit.synthetic_changes_blind4`, ``_blind5``:
+two more engineers who never read it, writing at the same time without seeing each other's,
+measured once with the extractor that blind-3 measured, development data since). Questions
 (:class:`ChangeQuestion`), five kinds (:data:`KINDS`):
 
 - ``current``: the value now ("Where does Maya live now?"); both allergies for the
@@ -53,14 +55,17 @@ from kit.locomo import LongConversation, LongTurn
 from kit.synthetic import _LEADS, _OPENERS, _SMALL_TALK, _date_text
 from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
 from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
+from kit.synthetic_changes_blind4 import BLIND4_TEMPLATES
+from kit.synthetic_changes_blind5 import BLIND5_TEMPLATES
 from kit.validation import check_int
 
 __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "changing_set",
            "split_templates", "KINDS", "SPLITS", "STORIES", "TEMPLATES", "VALUES"]
 
 KINDS = ("current", "unchanged", "as_of", "history", "abstention")
-SPLITS = ("development", "held-out", "blind", "blind-2", "blind-3")
-_OWN_FILES = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES}   # splits of a file each
+_OWN_FILES = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES,  # splits of a file each
+              "blind-4": BLIND4_TEMPLATES, "blind-5": BLIND5_TEMPLATES}
+SPLITS = ("development", "held-out", "blind", *_OWN_FILES)
 STORIES = ("move", "new job", "new allergy", "cancelled order", "preference reversed")
 _START = datetime.date(2023, 1, 9)
 
@@ -205,10 +210,9 @@ class ChangeConversation:
 
 def split_templates(split: str) -> dict[str, list[str]]:
     """Event -> the templates of one split (one of :data:`SPLITS`): a part of
-    :data:`TEMPLATES`, or for "blind-2" and "blind-3" the templates of their own files
-    (:data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES`,
-    :data:`~kit.synthetic_changes_blind3.BLIND3_TEMPLATES`). Raises ValueError naming an
-    unknown split."""
+    :data:`TEMPLATES`, or for "blind-2" and later the templates of their own files
+    (:data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES` and so on). Raises ValueError
+    naming an unknown split."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
     if split in _OWN_FILES:

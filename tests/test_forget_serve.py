@@ -92,10 +92,11 @@ def test_a_forget_keeps_idempotency_keys_with_their_answers_redacted(store, word
     store.claim(lease, "k2", digest("a turn that died"))       # claimed, never committed
     store.forget("alice", lease, words)
     kept = store.key_record("alice", "k1")
-    assert kept.digest == digest("what is for lunch") and kept.turn == 2
+    assert kept.digest == FORGOTTEN and kept.turn == 2       # a digest confirms a guess
     assert kept.outcome == {**outcome, "answer": FORGOTTEN}
     assert store.key_record("alice", "k2") is None
-    assert not scan("zucchini-velvet", files=[(f, f) for f in store.files()]).leaks
+    for gone in ("zucchini-velvet", digest("what is for lunch"), digest("a turn that died")):
+        assert not scan(gone, files=[(f, f) for f in store.files()]).leaks, gone
 
 
 def test_a_forget_is_fenced_by_the_lease(tmp_path):
@@ -147,3 +148,27 @@ def test_the_forget_route_and_its_checks(tmp_path):
         assert store.holder("alice") is None                     # the lock went back
         assert call(app, "POST", "/sessions/alice/messages",
                     json={"text": "And tomorrow?"}).status_code == 200   # it goes on
+
+
+def test_a_retry_after_a_forget_replays_the_redacted_reply_whatever_its_text(tmp_path):
+    """The key's digest went with the forget (a digest confirms a guessed text): a retry
+    with the key is not run again, and gets the reply with its answer forgotten."""
+    with SQLiteSessionStore(tmp_path / "chat.db") as store:
+        service = ChatService(store, memory_factory=service_memory(budget=60, keep_recent=4),
+                              wait=0.2)
+        app = create_app(service, max_body=100)
+        sent = call(app, "POST", "/sessions/alice/messages", json={"text": "I take metformin."},
+                    headers={"Idempotency-Key": "k-1"})
+        assert sent.status_code == 200
+        turns = len(store.turn_log("alice"))
+        assert call(app, "POST", "/sessions/alice/forget",
+                    json={"words": ["metformin"]}).status_code == 200
+        for text in ("I take metformin.", "another text"):
+            again = call(app, "POST", "/sessions/alice/messages", json={"text": text},
+                         headers={"Idempotency-Key": "k-1"})
+            assert again.status_code == 200 and FORGOTTEN in again.text, again.text
+            assert "metformin" not in again.text.lower()
+        assert len(store.turn_log("alice")) == turns                  # not run again
+        other = call(app, "POST", "/sessions/alice/messages", json={"text": "another text"},
+                     headers={"Idempotency-Key": "k-2"})
+        assert other.status_code == 200 and len(store.turn_log("alice")) == turns + 1

@@ -1,4 +1,4 @@
-"""The blind-2 and blind-3 templates (kit.synthetic_changes_blind2, _blind3): each a file
+"""The blind-2 to blind-5 templates (kit.synthetic_changes_blind2 to _blind5): each a file
 of its own with the same keys and placeholders as kit.synthetic_changes.TEMPLATES."""
 import string
 
@@ -7,8 +7,11 @@ import pytest
 from kit.synthetic_changes import TEMPLATES
 from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
 from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
+from kit.synthetic_changes_blind4 import BLIND4_TEMPLATES
+from kit.synthetic_changes_blind5 import BLIND5_TEMPLATES
 
-BLIND = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES}
+BLIND = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES, "blind-4": BLIND4_TEMPLATES,
+         "blind-5": BLIND5_TEMPLATES}
 
 
 def _fields(template):

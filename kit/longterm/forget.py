@@ -10,8 +10,8 @@ went, and the bytes too, not only the rows a query sees (lesson 12):
 - **the fact memory**: the chosen facts' rows are deleted (a fact's whole history of
   values: a superseded value is the same secret, older);
 - **the running summary** and every derived state (the saved memory state, the
-  service's trace events): deleted (the idempotency keys stay, their saved replies
-  replaced by :data:`FORGOTTEN`: a retry is not run again), and
+  service's trace events): deleted (the idempotency keys stay, their saved replies and
+  the digests of their texts replaced by :data:`FORGOTTEN`: a retry is not run again), and
   the memory is **rebuilt from the remaining raw turns** (:func:`rebuild_memory`), never
   edited in place: an edited summary still says the secret in another wording;
 - **the BM25 index and the stored embeddings** of a recall memory live in the memory
@@ -167,8 +167,8 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
 def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: bool) -> None:
     """The forget's writes, inside the caller's open transaction on ``db`` (a
     transcript-store file): texts replaced, fact rows deleted, the derived rows (saved
-    state, events) deleted, the idempotency keys' saved answers replaced by
-    :data:`FORGOTTEN`, the record written. The records of
+    state, events) deleted, the idempotency keys' saved answers and text digests
+    replaced by :data:`FORGOTTEN`, the record written. The records of
     earlier forgets stay (they name no words: the trail of what went). A forget that
     takes nothing (words no message names, an unknown session) writes nothing. The
     service's SQLite store calls it after its lease check, in the same transaction."""
@@ -188,10 +188,11 @@ def forget_rows(db: sqlite3.Connection, forgotten: Forgotten, *, everything: boo
             db.execute("DELETE FROM facts WHERE session_id = ? AND id = ?", (session, fact_id))
     db.execute("DELETE FROM session_state WHERE session_id = ?", (session,))  # rebuilt later
     # Idempotency keys stay, so a retry is not run again (a duplicate turn, the text
-    # written back), but the answers they saved go; a claim whose turn died goes.
+    # written back), but the answers they saved go, and so do the digests of the texts
+    # (a digest confirms a guessed text); a claim whose turn died goes.
     db.execute("DELETE FROM idempotency WHERE session_id = ? AND outcome IS NULL", (session,))
-    db.execute("UPDATE idempotency SET outcome = json_set(outcome, '$.answer', ?) "
-               "WHERE session_id = ?", (FORGOTTEN, session))
+    db.execute("UPDATE idempotency SET outcome = json_set(outcome, '$.answer', ?), digest = ? "
+               "WHERE session_id = ?", (FORGOTTEN, FORGOTTEN, session))
     db.execute("DELETE FROM events WHERE session_id = ? AND CASE WHEN json_valid(event) "
                "THEN json_extract(event, '$.kind') END IS NOT ?", (session, "forgotten"))
     if went:

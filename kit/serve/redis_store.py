@@ -437,6 +437,7 @@ class RedisSessionStore(SessionStore):
             record = json.loads(text)
             if record.get("outcome") is not None:
                 record["outcome"] = {**record["outcome"], "answer": FORGOTTEN}
+                record["digest"] = FORGOTTEN           # a digest confirms a guessed text
             args += [name, json.dumps(record) if record.get("outcome") is not None else ""]
         for m in turns:
             if words is not None and m.number in numbers:

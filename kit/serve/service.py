@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from kit.extractive import extractive_summariser
-from kit.longterm.forget import topic_pattern
+from kit.longterm.forget import FORGOTTEN, topic_pattern
 from kit.memory import CompactionError, DeferredSummaryMemory
 from kit.persistence import restore
 from kit.rag.chatbot import Answer, Chatbot
@@ -362,7 +362,8 @@ class ChatService:
 
     @staticmethod
     def _check_same(session_id: str, key: str, question: str, found: KeyRecord) -> None:
-        if found.digest != digest(question):
+        # after a forget the text's digest is gone too: the key replays its outcome
+        if found.digest not in (digest(question), FORGOTTEN):
             raise KeyConflict(f"idempotency key {key!r} was first sent with another text in "
                               f"session {session_id!r}; send a new message with a new key",
                               key, False)

@@ -103,7 +103,8 @@ class Lease:
 @dataclass(frozen=True)
 class KeyRecord:
     """What a session remembers of an idempotency key: the ``digest`` of the text first
-    sent with it (:func:`digest`), the fencing ``token`` of the turn that claimed it,
+    sent with it (:func:`digest`; ``"[forgotten]"`` after a forget: a retry with the key
+    then replays the outcome whatever its text), the fencing ``token`` of the turn that claimed it,
     and, once that turn is committed, its ``turn`` number and ``outcome`` (the reply as
     the client was sent it: ``answer``, ``refused``, ``guardrail``, ``cited``, ``turn``);
     ``outcome`` is None while the turn runs (or if it died before its commit)."""
