@@ -35,9 +35,10 @@ ATTRIBUTES = {
 }
 # name-valued attribute -> the words (with their inflections) that say a name is its value
 CUES = {
-    "sister's name": "sister sisters sis",
+    "sister's name": "sister sisters sis sibling",
     "dog's name": "dog dogs doggy puppy puppies pup pooch labrador retriever spaniel terrier "
-                  "poodle beagle collie dachshund greyhound whippet corgi husky pug mutt",
+                  "poodle beagle collie dachshund greyhound whippet corgi husky pug mutt doggo "
+                  "pupper",
     "employer": "job jobs work works worked working workplace employer employers employed "
                 "employee employment hire hires hired hiring join joins joined joining offer "
                 "offered company companies firm firms boss manager colleague colleagues "
@@ -47,13 +48,16 @@ CUES = {
                 "started.at starting.at start.at started.with finished.up.at signed.with "
                 "laid.off badge analyst engineer developer designer nurse teacher accountant "
                 "consultant editor researcher scientist lawyer architect programmer intern "
-                "clerk cashier jumped.ship taken.on day.one poach poached recruited headhunted",
+                "clerk cashier jumped.ship taken.on day.one poach poached recruited headhunted "
+                "pays.me paying.me paid.me payday paycheck paycheque payslip",
     "home city": "live lives lived living life.in home house flat apartment move moves moved "
                  "moving mover movers relocate relocates relocated relocating relocation "
                  "settle settles settled settling based neighbourhood neighborhood neighbours "
                  "neighbors address resident rent rents rented renting lease landlord unpack "
                  "unpacked unpacking local locals hometown emigrated new.place put.down.roots "
-                 "packed.up upped.sticks our.bags my.bags",
+                 "packed.up upped.sticks our.bags my.bags my.place our.place spare.room "
+                 "my.street our.street new.city new.town stayed.put staying.put still.in "
+                 "still.here.in here.in",
 }
 # last words that make a name an organisation's (so an employer, never a city or a pet)
 ORGANISATIONS = set("""
@@ -66,7 +70,7 @@ Networks Games Publishing Records Insurance Finance Design Works Foundation Inst
 # verbs (and phrases) that undo a purchase: an order number in their sentence is undone
 CANCEL_VERBS = (
     r"cancel(?:s|led|ed|ling|ing)?|cancellation|call(?:s|ed|ing)?\s+(?:it\s+|them\s+)?off|"
-    r"scratch(?!\s+(?:on|off)\b)|"
+    r"scratch(?!\s+(?:on|off)\b)|kill(?:s|ed|ing)?(?=\s+(?:it|them|the\s+order|my\s+order|that|off)\b)|"
     r"scrap(?:s|ped|ping)?|drop(?:s|ped|ping)?(?!\s+(?:by|in)\b|\s+(?:\S+\s+){0,2}?off\b)|"
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
     r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
@@ -95,7 +99,8 @@ LEAVE_VERBS = (
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
                    r"done|finished|out|over|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
                    r"in\s+the\s+past|behind\s+(?:me|us))|"
-                   r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)")
+                   r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)|"
+                   r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
@@ -126,7 +131,11 @@ Most Much Many Own Such Same Whole Live Moved Moving Living Still Loving Love Mi
 January February March April May June July August September October November December
 Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mr Mrs Ms Dr Fair Tell Take Ha Haha
 Lol Cheers Congrats Congratulations Nice Cool Sure Right True Exactly Absolutely Definitely
-""".split())
+Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays Sundays Weekend Weekends
+Order Orders Parcel Package Delivery Purchase
+""".split()) | set(  # interjections and chat abbreviations: never a name ("Mm", "Eek", "Ngl")
+    "Mm Mmm Hmm Hm Um Umm Uh Er Erm Meh Eek Ooh Oh Aw Aww Yikes Phew Oops Whoa Huh Ahh Eh "
+    "Tbh Ngl Omg Btw Fyi Imo Idk Lmao Rofl Yup Yep Nah Welp Ouch Ugh Argh Woohoo Hooray".split())
 # common words that begin a place name: kept before a name ("New York", "Long Beach")
 NAME_PREFIXES = {"New", "Little", "Long", "Great"}
 
@@ -157,7 +166,8 @@ NEGATED_ATTITUDES = (
     # a negated doubt is about the speaker's mind, not the fact ("wasn't sure about X"),
     # and a negated failure praises ("hasn't let me down", "never disappoints")
     r"sure|certain|convinced|let\s+(?:me|us|you)\s+down|disappoint\w*|"
-    r"fail(?:s|ed)?\s+(?:me|us|to\s+(?:impress|amaze|surprise|deliver))|fault\s+(?:it|them)")
+    r"fail(?:s|ed)?\s+(?:me|us|to\s+(?:impress|amaze|surprise|deliver))|fault\s+(?:it|them)|"
+    r"say|picture|see\s+(?:myself|ourselves|us|me)")
 # people and animals: a negation or a predicate whose subject is one of them is another
 # agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
 AGENTS = (
@@ -198,6 +208,8 @@ QUESTION_OPENERS = {"do", "does", "did", "is", "am", "are", "was", "were", "have
 # words of an earlier time that a sentence then reverses: a negation in their clause is
 # about that time, not now ("I wasn't keen on X at first, but it's home now")
 EARLIER = (r"at\s+first|initially|in\s+the\s+beginning|to\s+begin\s+with|at\s+the\s+start|"
+           r"(?:a|an|one|two|three|a\s+few|a\s+couple\s+of|\d+)\s+(?:days?|weeks?|months?|years?)"
+           r"\s+ago|back\s+then|back\s+in\s+the\s+day|"
            r"when\s+(?:i|we)\s+(?:first\s+)?(?:arrived|got\s+here|came)")
 # verbs that embed the speaker's statement in a question ("Did I tell you I moved to Lisbon?")
 EMBEDDING_VERBS = (r"know|knew|tell|told|mention(?:ed)?|hear|heard|guess|believe|remember|"

@@ -77,7 +77,8 @@ from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CA
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
                                        ORGANISATIONS, PREFERENCES, SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
-                                     denying_negation, imperative, object_of, ordinary_word,
+                                     denying_negation, imperative, known_word, object_of,
+                                     ordinary_word,
                                      refers_back)
 from kit.longterm.facts import Candidate
 
@@ -105,7 +106,8 @@ _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _YOU = re.compile(r"\byou(?:r|rs|rself|'re|'ve|'d|'ll)?\b", re.I)
 _ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
 _THEY = re.compile(r"\b(?:he|she|they)\b|\b(?:he|she|they)'", re.I)
-_THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
+_THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|(?!(?:It|That|This|What|Here|There|Who|"
+                          r"Where|Order|Number)'s)[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
                           r"mom|dad|partner|husband|wife|boss|colleague|neighbou?r|flatmate|"
                           r"roommate)'s)\s+(?:\w+\s+)?(?i:orders?|purchases?)\b")
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
@@ -121,15 +123,25 @@ _COMPARED = re.compile(r"(?:\bover|\b(?:more|better|rather|sooner)\b[^,;:.]{0,30
                        r"\bprefer\w*\s+\S+\s+to)\s+"
                        r"(?:(?:my|the|any|good|old|plain|boring|usual)\s+){0,2}$", re.I)
 _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
-_NAMING = {a: re.compile(r"\b(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
-_DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*it(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
-_PLACE = re.compile(r"\b(?:in|from|near|outside|around)\s+$", re.I)
+# a naming word right after a negation ("isn't called Rex", "not his name", "isn't my sister")
+_NAMING = {a: re.compile(r"\s+(?:(?:be|been|actually|really|even|officially|his|her|its|my|our|"
+                         r"the|a)\s+)*(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
+_DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*(?:it|that)(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
+# a name after "named" or "called": an agent's name, not a place
+_NAMED = re.compile(r"\b(?:nam(?:ed|e)|call(?:ed)?)\s+(?:(?:him|her|it|them|the\s+\w+)\s+)?$", re.I)
+# a name, then ", my (adjectives) cue": the cue after the comma is the name's
+_APPOSITION = re.compile(r"(?:'s)?\s*,\s+(?:my|our|the|a|his|her)\s+(?:[\w-]+\s+){0,3}")
+_NAME_WORD = re.compile(r"\bname(?:'s|\s+is|\s+was)?\s*$", re.I)     # "his name isn't Rex"
+# the other agent is the allergic one: "my sister is allergic to", "he has an allergy to"
+_THEIR_ALLERGY = re.compile(r"\b(?:is|was|are|'s|has|have|had|gets?|got|reacts?|reacted)\s+"
+                            r"(?:\w+\s+)?(?:allergic|an?\s+(?:\w+\s+)?allergy|intolerant)", re.I)
+_PLACE = re.compile(r"\b(?:in|near|outside|around|based\s+in)\s+$", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _TOWARDS = re.compile(r"\b(?:in|to|for|into|at|with|hello|hi|welcome)\s+(?:the\s+)?$", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
-                   f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b")
+                   f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b(?!['\u2019]t\\b)")   # not "Don't"
 # a name that is the whole sentence, or with "it is", "now": the answer the sentence
 # before asked for ("Guess where we live now? Oslo!", "Moved! Oslo it is.")
 _ALONE = re.compile(f"[{CAPITALS}][{SMALL_LETTERS}]+(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*"
@@ -214,10 +226,16 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 gap -= 1
             near = i - 1 if i and cues[i - 1][2] == gap else min(   # "my sister Ana": hers
                 (c for c in (i - 1, i) if 0 <= c < len(cues)), key=lambda c: abs(where[c] - p))
-            if cues[near][1] in AGENT_NAMES and _PLACE.search(sentence, max(0, p - 8), p):
+            if i < len(cues) and _APPOSITION.fullmatch(sentence, p + len(name), where[i]):
+                near = i                            # "Biscuit, my scruffy little terrier"
+            elif _NAMED.search(sentence, max(0, p - 24), p):     # "named him Biscuit"
+                agents = [c for c in range(len(cues)) if cues[c][1] in AGENT_NAMES]
+                near = min(agents, key=lambda c: abs(where[c] - p)) if agents else near
+            if cues[near][1] in AGENT_NAMES and _PLACE.search(sentence, max(0, p - 9), p):
                 continue                            # "my sister in Oslo": a place
             named.append((p, cues[near][1], name))
-        elif topic is not None and (p != first or _ALONE.fullmatch(sentence, p)):
+        elif topic is not None and (p != first or _ALONE.fullmatch(sentence, p)
+                                    or not known_word(name.split(" ")[0])):   # "Lisbon, since May"
             named.append((p, topic, name))
         else:
             pending.append((p, "", name))           # no attribute yet: see "left" below
@@ -246,9 +264,14 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
 
     presumed, asked = set(), asked_change(sentence, question)   # "I might quit X", "Cancel X?"
     trip, moot = journey(sentence), set()
+    verb_markers = None
     for verb in _CHANGE.finditer(sentence):
         if (trip and verb.group().lower() == "from") or daily_departure(sentence, verb):
             continue                   # "flying from Bergen to Oslo", "left Acme Labs early"
+        if not _CANCEL.fullmatch(verb.group()):       # another agent's change is not mine:
+            verb_markers = verb_markers or Markers(sentence)    # "the neighbours are sick
+            if verb_markers.owner_is_other(verb.start()):       # of hearing me play"
+                continue
         i = object_of(sentence, verb, starts, clause(ends, verb.start()))
         if i is not None:
             if asked:
@@ -289,7 +312,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             continue                        # another person's fact: "Tom lives in Oslo"
         if not attribute:                   # the new place: "for Bergen", "hello Oakridge Bank"
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
-                               ) or not _TOWARDS.search(sentence, max(0, p - 12), p):
+                               ) or not (_TOWARDS.search(sentence, max(0, p - 12), p)
+                                         or _opens(sentence, p)):   # "...; Porto feels new"
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
@@ -306,15 +330,17 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         if attribute in AGENT_NAMES:        # what the dog does never denies its name
             if (c, attribute) not in itself:    # "our dog isn't called Rex" does
                 no_ = NEGATION.search(sentence, *clause(ends, p))
-                itself[c, attribute] = no_ is not None and _NAMING[attribute].search(
-                    sentence, no_.end(), ends[c]) is not None
+                itself[c, attribute] = no_ is not None and (_NAMING[attribute].match(
+                    sentence, no_.end(), ends[c]) is not None or _NAME_WORD.search(
+                    sentence, max(clause(ends, p)[0], no_.start() - 20), no_.start()) is not None)
             no = itself[c, attribute]
         elif attribute == "open order":     # a number names an order that exists, the
             if "their order" not in itself:     # speaker's whoever acts on it ("the seller
                 itself["their order"] = _THEIR_ORDER.search(sentence) is not None
             if itself["their order"]:       # cancelled #4411"), unless another's ("her order")
                 continue
-        elif markers.owner_is_other(p) or (
+        elif (markers.owner_is_other(p) and not (attribute == "allergy" and not _THEIR_ALLERGY.search(
+                sentence, max(0, markers.subject_end(p)), p))) or (
                 attribute not in PREFERENCES and k not in presumed
                 and (markers.hypothetical(p, clause(ends, p)[0]) or distant(p))):
             continue                        # another's fact, or only a wish or a condition
@@ -322,7 +348,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     keep, rank = {}, {}        # name-valued: the last value not denied and new, else ...
     for k, (_, attribute, value, no) in enumerate(out):
         if ATTRIBUTES[attribute][1] is None and attribute != "open order":
-            rank[k] = (not no, _held(known, value) != attribute)   # a stored one is the old
+            rank[k] = (not no, _held(known, value) != attribute,   # a stored one is the old,
+                       attribute != "employer" or value.rsplit(" ", 1)[-1] in ORGANISATIONS)
             if attribute not in keep or rank[k] >= rank[keep[attribute]]:
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
@@ -426,7 +453,8 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
             continue                   # "Matcha? Not anymore.", "... I pulled it."
-        if not said and cancel and real(cancel.start()) and _ME.search(sentence):
+        if not said and cancel and real(cancel.start()) and (_ME.search(sentence)
+                                                           or _ORDER_WORD.search(sentence)):
             # "#4411? I got a refund.": the speaker undid the order of the sentence before
             found[last:] = [replace(c, negated=True) if c.attribute == "open order" else c
                             for c in found[last:]]

@@ -46,7 +46,7 @@ from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EARLI
                                        QUESTION_OPENERS, SUBJECT_CHANGES)
 
 __all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denying_negation",
-           "imperative", "object_of", "ordinary_word", "refers_back"]
+           "imperative", "known_word", "object_of", "ordinary_word", "refers_back"]
 
 NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|no\s+way|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
@@ -84,9 +84,19 @@ UNREAL = re.compile(r"\b(?:not|never(?!\s+mind)|no\s+longer|no\s+way|if|unless|c
                      re.I)
 _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine|enough|" +
                         CANCEL_VERBS + "|" + LEAVE_VERBS + r")\b", re.I)
-_CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)",
-                         re.I)
+# clauses end at punctuation, before "but", and before "and" that opens a negated verb
+# phrase of its own ("waking up in Oslo and not hearing the trams": the negation is the
+# hearing's, not the living's)
+_CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)|"
+                         r"\s(?=(?:and|yet)\s+(?:(?:i|i'm|we|we're|it|it's|still|just|even|"
+                         r"really|honestly|now|so)\s+){0,2}(?:not|never|no\s+longer|"
+                         r"(?:do|does|did|ca|can|could|wo|would|is|was|are|were|have|has|had)"
+                         r"n't)\b)", re.I)
 _OBJECT_WORD = re.compile(r"\S+")
+# a determiner or a pronoun between a value and "is over", "is done": the subject is another
+# noun phrase ("I've moved to Oslo now that the move is done")
+_ANOTHER_NOUN = re.compile(r"\b(?:the|a|an|my|your|his|her|their|our|its|this|that|i|we|you|he|"
+                           r"she|they|it)\b", re.I)
 _EARLIER = re.compile(r"\b(?:" + EARLIER + r")\b", re.I)
 _OBJECT_STOP = {"and", "but", "then", "so", "to", "for", "into", "because", "when", "while",
                 "or", "i", "i'm", "i've", "we", "we're", "we've", "she", "he", "they", "who"}
@@ -124,8 +134,9 @@ def object_of(sentence: str, verb: re.Match, starts: list[int], clause: tuple[in
     verb ("put my cello down"), the first value in the next few words, or in the
     passive the value before the verb (never for an adjective: "Oslo's old town")."""
     before = bisect.bisect_left(starts, verb.start()) - 1
-    if _SUBJECT.match(verb.group()):
-        return before if before >= 0 and starts[before] >= clause[0] else None
+    if _SUBJECT.match(verb.group()):      # the subject: no other noun phrase between
+        return before if before >= 0 and starts[before] >= clause[0] and not _ANOTHER_NOUN.search(
+            sentence, starts[before] + 1, verb.start()) else None
     if _PRONOUN.match(sentence, verb.end()) or re.search(r"\s(?:it|them)\s", verb.group()):
         return before if before >= 0 else None
     if before + 1 < len(starts) and starts[before + 1] < verb.end():
@@ -154,6 +165,14 @@ def ordinary_word(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def known_word(word: str) -> bool:
+    """True if English knows ``word`` (case ignored) as any part of speech: "Dinner",
+    "Biscuit"; not "Lisbon", "Ingrid"."""
+    from lemminflect import getAllLemmas
+    return bool(getAllLemmas(word.lower()))
+
+
+@functools.lru_cache(maxsize=4096)
 def imperative(word: str, following: str) -> bool:
     """True if ``word``, opening a sentence before the word ``following``, is a verb with
     no subject of its own: English knows it as a verb and the next word is not a verb's
@@ -172,10 +191,16 @@ _MARKER = re.compile(
     r"(?P<agent>\b(?:my|our|his|her|their|the|a|an)\s+(?:\w+\s+)?(?:" + AGENTS +
     r")(?:'s)?\b(?!\s+(?:(?:here|there|back\s+home)\s+)?(?:at|from|in|of|with|for|and|"
     r"or|to|on|about|by)\b)"                 # "my neighbours (here) in Oslo": a noun phrase
-    r"|\b(?:he|she|they|who)\b)"      # not "her", "their": "I joined their team at ..."
+    r"|\b(?:he|she|they)\b|(?<!guess\s)\bwho\b)"   # not "her", "their"; "guess who" is me
     r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
     r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"
     r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
+
+
+# what the speaker did not expect did happen: the "would" after it is no wish
+_SURPRISE = re.compile(r"\b(?:never|not|didn't|did\s+not)\s+(?:(?:have|ever|once|really)\s+)?"
+                       r"(?:thought|imagined|expected|guessed|dreamed|dreamt|believed|pictured)"
+                       r"\s+(?:that\s+)?(?:i|we)(?:'d|\s+would|\s+could)", re.I)
 
 
 class Markers:
@@ -191,8 +216,15 @@ class Markers:
             else:
                 self.subjects.append((m.end(), m.group("agent") is not None))
         self._ends = [e for e, _ in self.subjects]
+        for m in _SURPRISE.finditer(sentence):     # "I never thought I'd end up in Oslo"
+            self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
         first = re.match(r"\s*(?:if|unless)\s+(?:i|we)\b", sentence, re.I)
         self.conditional = first is not None       # "If I moved to Berlin, I'd miss ..."
+
+    def subject_end(self, position: int) -> int:
+        """Where the last subject before ``position`` ends (-1 for none)."""
+        i = bisect.bisect_right(self._ends, position) - 1
+        return self._ends[i] if i >= 0 else -1
 
     def owner_is_other(self, position: int) -> bool:
         """True if the last subject before ``position`` is another agent."""
