@@ -4,59 +4,21 @@ does one that reads a listed one right until the list says so (the list is the r
 from fact_phrasings import PHRASINGS
 from test_fact_rules import misread
 
-# (style, event, index in that style's list): read wrong by the extractor of the commit
-# that added them (50 of 448); see test_fact_rules.misread for what "right" means
+# (style, event, index in that style's list): read wrong by the extractor (50 of 448 at
+# the commit that added them, 11 after the discourse principles of fact_discourse); see
+# test_fact_rules.misread for what "right" means
 MISREAD = {
-    ('asides', 'city', 2),
-    ('asides', 'city again', 2),
     ('asides', 'city again', 7),
-    ('asides', 'city change', 2),
-    ('asides', 'city change', 3),
-    ('asides', 'city change', 7),
-    ('asides', 'job change', 5),
-    ('asides', 'allergy', 4),
-    ('asides', 'drink', 0),
-    ('asides', 'dog', 4),
-    ('asides', 'dog', 5),
     ('asides', 'instrument', 6),
     ('short', 'city', 0),
-    ('short', 'city', 4),
-    ('short', 'city', 6),
-    ('short', 'city again', 0),
     ('short', 'city again', 1),
     ('short', 'city again', 3),
-    ('short', 'city again', 6),
-    ('short', 'city change', 1),
-    ('short', 'job', 6),
-    ('short', 'job', 7),
-    ('short', 'allergy new', 5),
     ('short', 'allergy new', 6),
-    ('short', 'order', 4),
     ('short', 'order cancel', 1),
-    ('short', 'drink', 5),
-    ('short', 'drink change', 2),
     ('short', 'drink change', 6),
     ('short', 'drink change', 7),
-    ('short', 'sister', 4),
     ('short', 'dog', 0),
-    ('short', 'dog', 4),
-    ('short', 'instrument', 5),
-    ('replies', 'city', 5),
-    ('replies', 'city again', 0),
-    ('replies', 'city again', 4),
-    ('replies', 'city again', 5),
-    ('replies', 'city again', 6),
-    ('replies', 'job change', 4),
-    ('replies', 'drink', 5),
-    ('replies', 'sister', 7),
     ('replies', 'instrument', 4),
-    ('replies', 'instrument', 6),
-    ('stories', 'city', 7),
-    ('stories', 'city again', 1),
-    ('stories', 'city again', 7),
-    ('stories', 'allergy', 7),
-    ('stories', 'order cancel', 1),
-    ('stories', 'dog', 0),
 }
 
 

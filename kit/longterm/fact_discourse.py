@@ -141,21 +141,23 @@ _PLACE_BEFORE = re.compile(r"\b(?:in|to|into)\s+(?:the\s+)?$", re.I)
 
 
 def names_ahead(sentence: str, before: str, names: list[tuple[int, str]]
-                ) -> list[tuple[str, str]]:
-    """``(attribute, name)`` for the names of the sentence ``before`` that had no
-    attribute (``names``: their positions there and text) and that this ``sentence``,
-    with a cue word and no name of its own, names (principle 9): the name that opens
-    ``before`` (its subject) takes the agent of this sentence's cue word ("my dog"); a
-    name after "in" or "to" takes the home city when this sentence tells the move."""
-    found = []
+                ) -> list[tuple[str, str, int]]:
+    """``(attribute, name, cue position)`` for the names of the sentence ``before`` that
+    had no attribute (``names``: their positions there and text) and that this
+    ``sentence``, with a cue word and no name of its own, names (principle 9): the first
+    such name not after a place's preposition takes the agent of this sentence's cue
+    word ("my dog", "my sister"); a name after "in" or "to" takes the home city when this
+    sentence tells the move."""
+    people = [(p, n) for p, n in names if not _PLACE_BEFORE.search(before, max(0, p - 10), p)
+              and n.rsplit(" ", 1)[-1] not in ORGANISATIONS]
     for attribute, cue in _AGENT_CUE.items():
-        if cue.search(sentence) and names and before[:names[0][0]].strip() == "":
-            found.append((attribute, names[0][1]))
-            return found
-    if _MOVE_WORD.search(sentence):
+        found = cue.search(sentence)
+        if found and people:
+            return [(attribute, people[0][1], found.start())]
+    move = _MOVE_WORD.search(sentence)
+    if move:
         for p, name in reversed(names):
             if _PLACE_BEFORE.search(before, max(0, p - 10), p) and \
                     name.rsplit(" ", 1)[-1] not in ORGANISATIONS:
-                found.append(("home city", name))
-                break
-    return found
+                return [("home city", name, move.start())]
+    return []

@@ -106,7 +106,7 @@ CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
     r"in\s+place\s+of|(?:tak(?:e|es|en|ing)|took)\s+over\s+from|overt(?:ook|aken|akes)|"
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
-    r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|old|former|previous|ex|"
+    r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|(?<!same\s)old|former|previous|ex|"
     r"moved\s+(?:away\s+from|out\s+of|on\s+from)|(?:said\s+)?goodbye(?:\s+to)?|farewell(?:\s+to)?|"
     r"(?:bye[\s-])?bye(?:\s+to)?|so\s+long|"
     r"from(?=(?:\s+\S+){1,4}?\s+(?:to|into)\s)|"

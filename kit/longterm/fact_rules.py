@@ -78,8 +78,7 @@ from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CA
                                        ORGANISATIONS, PREFERENCES, SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
                                      denying_negation, imperative, known_word, object_of,
-                                     ordinary_word,
-                                     refers_back)
+                                     ordinary_word, refers_back)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -235,7 +234,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 continue                            # "my sister in Oslo": a place
             named.append((p, cues[near][1], name))
         elif topic is not None and (p != first or _ALONE.fullmatch(sentence, p)
-                                    or not known_word(name.split(" ")[0])):   # "Lisbon, since May"
+                                    or (not known_word(name.split(" ")[0])    # "Lisbon, since May"
+                                        and sentence.startswith(",", p + len(name)))):
             named.append((p, topic, name))
         else:
             pending.append((p, "", name))           # no attribute yet: see "left" below
@@ -307,6 +307,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             theirs = any(q >= owner.end(1) and c == 0
                          for (q, _, _), c in zip(values, clause_of))
     markers, out, itself, dislikes = Markers(sentence), [], {}, None
+    if question:                       # "Could you ...?": the question's auxiliary, no wish
+        markers.unreal = [u for u in markers.unreal if u != first]
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
         if (theirs and c == 0 and attribute != "open order") or k in moot:
             continue                        # another person's fact: "Tom lives in Oslo"
@@ -339,7 +341,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 itself["their order"] = _THEIR_ORDER.search(sentence) is not None
             if itself["their order"]:       # cancelled #4411"), unless another's ("her order")
                 continue
-        elif (markers.owner_is_other(p) and not (attribute == "allergy" and not _THEIR_ALLERGY.search(
+        elif (markers.owner_is_other(p) and not _opens(sentence, p)   # "...; Oslo feels new"
+              and not (attribute == "allergy" and not _THEIR_ALLERGY.search(
                 sentence, max(0, markers.subject_end(p)), p))) or (
                 attribute not in PREFERENCES and k not in presumed
                 and (markers.hypothetical(p, clause(ends, p)[0]) or distant(p))):
@@ -374,11 +377,33 @@ def _ahead(sentence: str, before: str, names: list[tuple[int, str]]
     """The names of the sentence before that this one's cue word names (principle 9 of
     :mod:`kit.longterm.fact_discourse`), stated, when this sentence is the speaker's, real
     and not negated ("I'd love a dog", "the move isn't done" name nothing)."""
-    markers = Markers(sentence)
-    if markers.unreal or denying_negation(sentence, 0, len(sentence)) is not None:
+    markers, found = Markers(sentence), []
+    for attribute, name, cue in names_ahead(sentence, before, names):
+        if not (markers.hypothetical(cue, 0) or denying_negation(sentence, 0, len(sentence))
+                is not None
+                or (attribute not in AGENT_NAMES and markers.owner_is_other(cue))):
+            found.append((0, attribute, name, False))
+    return found
+
+
+def _answered(sentence: str, asked: list[tuple[int, str, str, bool]]
+              ) -> list[tuple[int, str, str, bool]]:
+    """The values of a question to the listener that this sentence answers about the
+    speaker ("Could you check the menu for sesame? I'm allergic.", "Have you tried
+    kefir? I could drink it all day."): an allergen when it says "allergic" undenied, a
+    preference when the speaker takes it up by "it" or "them" with no dislike."""
+    if not _ME.search(sentence):
         return []
-    return [(0, attribute, name, False) for attribute, name in names_ahead(sentence, before, names)
-            if attribute in AGENT_NAMES or not markers.owner_is_other(len(sentence))]
+    ends, negations = clauses(sentence)
+
+    def undenied(m: re.Match | None) -> bool:         # in a clause with no denial of its own
+        return m is not None and negations[bisect.bisect_left(ends, m.start())] < 0
+
+    allergic = undenied(_ALLERGY_ITSELF.search(sentence))
+    taken = undenied(re.search(r"\b(?:it|them)\b", sentence, re.I)) and not _DISLIKE.search(
+        sentence)
+    return [(p, a, v, False) for p, a, v, no in asked if not no and (
+        (a == "allergy" and allergic) or (a in PREFERENCES and taken))]
 
 
 def extract_by_rules(text: str, speaker: str = "user", *, source: tuple[int, ...] = (),
@@ -425,7 +450,7 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
                 held.setdefault(first, attribute)
     stop, found, topic, last, unnamed = COMMON_WORDS | set(speakers) | {speaker}, [], None, 0, []
     others = frozenset(speakers) - {speaker}
-    previous = ""
+    previous, asked = "", []
     for match in _SENTENCE.finditer(text):
         before, sentence = topic, recased(match.group())       # "I LIVE IN LISBON"
         question = text.startswith("?", match.end())
@@ -435,13 +460,17 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
             said = _deixis(sentence, place.start(), topic, unnamed[-1][1])
         elif not said and unnamed and topic:           # "Biscuit ate a lead. I love my dog."
             said = _ahead(sentence, previous, unnamed)
-        unnamed, previous = names, sentence
+        if not said and asked:                         # "Tried kefir? I could drink it all day."
+            said = _answered(sentence, asked)
+        unnamed, previous, asked = names, sentence, []
         if question and _YOU.search(sentence) and not _ME.search(sentence):
-            said = []                  # "Do you live in Lisbon?" asks about the listener
+            said, asked = [], said     # "Do you live in Lisbon?" asks about the listener
         elif before is None and _THEY.search(sentence) and not _ME.search(sentence):
             said = []                  # "He is allergic to peanuts": about someone else
         states = asks(sentence, question)
         if states is not None:         # "Should I move to Oslo?" asks, states nothing
+            if _YOU.search(sentence) and said:   # "Could you check the menu for sesame?":
+                asked = [s for s in said if s[0] < states]   # asked of the listener, answerable
             said = [s for s in said if s[0] >= states]
         unreal, cancel = UNREAL.search(sentence), _CANCEL.search(sentence)
 

@@ -239,14 +239,16 @@ class Markers:
 
 
 _EMBEDDED = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:that\s+)?"
-                       r"(?:i|we)\b", re.I)
+                       r"(?:i|we)\b"
+                       r"|\b(?:me|my|us|our)\s+\w+ing\b", re.I)   # "mind me playing": presupposed
 _FIRST_WORD = re.compile(r"\s*([\w']+)")
 
 
 def asks(sentence: str, question: bool) -> int | None:
     """For a yes/no question (``question``: it ends with "?" and opens with an
     auxiliary): the position from which it states something ("Did I tell you I moved
-    ..."), or len(sentence) when it states nothing. None for any other sentence."""
+    ...", or what a gerund of the speaker's presupposes: "Do you mind me playing the
+    cello?"), or len(sentence) when it states nothing. None for any other sentence."""
     first = _FIRST_WORD.match(sentence)
     if not question or first is None or first.group(1).lower() not in QUESTION_OPENERS:
         return None
