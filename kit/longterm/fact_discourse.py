@@ -5,25 +5,32 @@ these helpers decide what kind of event a sentence tells, or what it leans on ac
 sentence boundary. Each is a principle of English, not a sentence shape, and each runs in
 time linear in the sentence's length:
 
-6. **Events that are not changes** (:func:`journey`, :func:`daily_departure`,
+7. **Events that are not changes** (:func:`journey`, :func:`daily_departure`,
    :func:`distant_future`): "from Bergen to Oslo" is a move only when the sentence tells
    a move; with a word of travel ("flying", "a trip", "visiting") it is a journey and the
    home stays where it was. Leaving a workplace at a time of day ("I left the office early
    today", "left Acme Labs at six") is going home, not quitting. A change set at a far-off
    time ("next year", "eventually", "one day") is a plan, not yet a fact; a near one ("on
    Monday I start at ...") is an arrangement, told as done.
-7. **Questions** (:func:`asked_change`): a change inside a question is asked about, not
+8. **Questions** (:func:`asked_change`): a change inside a question is asked about, not
    done ("Cancel #4411?", "Quit Acme Labs? Never."): its object is neither stated nor
-   denied, unless the question embeds a statement ("Did I tell you I quit?").
-8. **Shouting** (:func:`recased`): a sentence written in capitals ("I LIVE IN LISBON")
-   is read in ordinary case: a word English knows is lower case, one it does not know (a
-   place, a surname) or an organisation's ("LABS", and the word before it) keeps a
-   capital, so names are found as in any other sentence.
-9. **Cataphora** (:func:`names_ahead`): a name with no cue word of its own takes the
+   denied, unless the question embeds a statement ("Did I tell you I quit?") or
+   presupposes one ("Do you mind me playing the cello?"). A question put to the
+   listener may be answered by the next sentence ("Could you check the menu for
+   sesame? I'm allergic.", "Have you tried kefir? I could drink it all day."): its
+   allergen or preference is the speaker's when that sentence says so, undenied.
+9. **Shouting** (:func:`recased`): a sentence written in capitals ("I LIVE IN LISBON"),
+   or a word in one ("We moved to OSLO"), is read in ordinary case: a word English
+   knows is lower case, one it does not know (a place, a surname) or an organisation's
+   ("LABS", and the word before it) keeps a capital, so names are found as in any other
+   sentence.
+10. **Cataphora** (:func:`names_ahead`): a name with no cue word of its own takes the
    attribute of the next sentence when that sentence names the agent or the move and no
-   name of its own ("Biscuit chewed another lead. I love my dog, but honestly.", "Writing
-   this from my new kitchen in Oslo! The move went fine."): a pet or a person named as
-   the subject for an agent's cue, a place after "in" or "to" for a word of moving.
+   name of its own ("Biscuit chewed another lead. I love my dog, but honestly.", "Did I
+   tell you about Ana? She's my sister.", "Writing this from my new kitchen in Oslo! The
+   move went fine."): a name not after a place's preposition for an agent's cue word, a
+   place after "in" or "to" for a word of moving; not when that sentence is negated or
+   its cue only wished ("Ana called. I'd love a dog.").
 """
 from __future__ import annotations
 
@@ -144,7 +151,7 @@ def names_ahead(sentence: str, before: str, names: list[tuple[int, str]]
                 ) -> list[tuple[str, str, int]]:
     """``(attribute, name, cue position)`` for the names of the sentence ``before`` that
     had no attribute (``names``: their positions there and text) and that this
-    ``sentence``, with a cue word and no name of its own, names (principle 9): the first
+    ``sentence``, with a cue word and no name of its own, names (principle 10): the first
     such name not after a place's preposition takes the agent of this sentence's cue
     word ("my dog", "my sister"); a name after "in" or "to" takes the home city when this
     sentence tells the move."""

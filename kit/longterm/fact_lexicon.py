@@ -16,7 +16,7 @@ import re
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
            "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
            "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
-           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER",
+           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS",
            "DISTANT_FUTURE"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
@@ -83,7 +83,7 @@ CANCEL_VERBS = (
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
-    r"quit(?:s|ting)?|left|leav(?:e|es|ing)|fired(?!\s+up)|sacked|laid\s+off|let\s+go|"
+    r"quit(?:s|ting)?|left|leav(?:e|es|ing)|escap(?:e|es|ed|ing)|fired(?!\s+up)|sacked|laid\s+off|let\s+go|"
     r"turn(?:s|ed|ing)?\s+down|declin(?:e|es|ed|ing)|reject(?:s|ed|ing)?|said\s+no\s+to|"
     r"resign(?:s|ed|ing)?(?:\s+from)?|"
     r"(?:hand|turn)(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?(?:notice|resignation|badge|"
@@ -133,9 +133,20 @@ Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mr Mrs Ms Dr Fair Tell 
 Lol Cheers Congrats Congratulations Nice Cool Sure Right True Exactly Absolutely Definitely
 Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays Sundays Weekend Weekends
 Order Orders Parcel Package Delivery Purchase
+Everyone Everybody Someone Somebody Anyone Anybody Nobody None Noone People Folks Guys Friends
+Nothing Anything Each Both All Either Neither Whoever Whatever Whenever Wherever
+One Two Three Four Five Six Seven Eight Nine Ten Eleven Twelve Twenty Thirty Forty Fifty
+Hundred Thousand Half Dozen Couple Few Several
 """.split()) | set(  # interjections and chat abbreviations: never a name ("Mm", "Eek", "Ngl")
     "Mm Mmm Hmm Hm Um Umm Uh Er Erm Meh Eek Ooh Oh Aw Aww Yikes Phew Oops Whoa Huh Ahh Eh "
     "Tbh Ngl Omg Btw Fyi Imo Idk Lmao Rofl Yup Yep Nah Welp Ouch Ugh Argh Woohoo Hooray".split())
+# capitalised words that open a new sentence when chat leaves out the full stop before
+# them ("... all the way now How was your week?"); never inside a name
+SENTENCE_OPENERS = (r"It|It's|That|That's|This|He|She|They|We|We're|We've|You|There|Here|"
+                    r"Not|No|Did|Do|Does|Is|Are|Was|Were|Can|Could|Would|Should|Will|Have|"
+                    r"Has|Had|How|What|Why|When|Where|Who|Which|Also|Anyway|So|But|And|Oh|"
+                    r"Well|Honestly|Thanks|Sorry|Yes|Yeah|Ha|Haha|Wow|Hope|Let's|Let|Hey|Hi|"
+                    r"Hello|Guess|Seriously|Sadly|Luckily|Speaking|Btw|Anyhow")
 # common words that begin a place name: kept before a name ("New York", "Long Beach")
 NAME_PREFIXES = {"New", "Little", "Long", "Great"}
 

@@ -75,9 +75,11 @@ from kit.longterm.fact_discourse import (asked_change, daily_departure, distant_
                                          names_ahead, recased)
 from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
-                                       ORGANISATIONS, PREFERENCES, SMALL_LETTERS)
+                                       ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
+                                       SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
-                                     denying_negation, imperative, known_word, object_of,
+                                     denying_negation, first_word, imperative, known_word,
+                                     object_of,
                                      ordinary_word, refers_back)
 from kit.longterm.facts import Candidate
 
@@ -146,7 +148,10 @@ _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
 _ALONE = re.compile(f"[{CAPITALS}][{SMALL_LETTERS}]+(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*"
                     r"(?:\s+(?:it\s+is|it's|now|baby|here\s+we\s+come|for\s+the\s+win))?\s*")
 _NEXT_WORD = re.compile(r"\s+([\w']+)")
-_SENTENCE = re.compile(r"[^.!?]+")
+# a sentence ends at . ! ? or, in chat written without stops, before a capitalised word
+# that opens sentences, after a lower-case one ("matcha all the way now How was your week?")
+_SENTENCE = re.compile(r"[^.!?\s](?:[^.!?\s]|\s(?!(?:" + SENTENCE_OPENERS + r")\b)|"
+                       r"(?<![a-z,])\s)*")
 _OPENER = re.compile(f"\\s*([{CAPITALS}][{SMALL_LETTERS}]+(?: [{CAPITALS}][{SMALL_LETTERS}]+)*)"
                      f"(?:'s)?\\s+[{SMALL_LETTERS}]")      # "Tom lives", "Leo's job", "Ana and"
 LEAVABLE = ("home city", "employer")   # stored values a change may name alone (``known``)
@@ -308,7 +313,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                          for (q, _, _), c in zip(values, clause_of))
     markers, out, itself, dislikes = Markers(sentence), [], {}, None
     if question:                       # "Could you ...?": the question's auxiliary, no wish
-        markers.unreal = [u for u in markers.unreal if u != first]
+        opener = first_word(sentence)
+        markers.unreal = [u for u in markers.unreal if u != opener]
     for k, ((p, attribute, value), no, c) in enumerate(zip(values, denied, clause_of)):
         if (theirs and c == 0 and attribute != "open order") or k in moot:
             continue                        # another person's fact: "Tom lives in Oslo"
@@ -351,8 +357,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     keep, rank = {}, {}        # name-valued: the last value not denied and new, else ...
     for k, (_, attribute, value, no) in enumerate(out):
         if ATTRIBUTES[attribute][1] is None and attribute != "open order":
-            rank[k] = (not no, _held(known, value) != attribute,   # a stored one is the old,
-                       attribute != "employer" or value.rsplit(" ", 1)[-1] in ORGANISATIONS)
+            rank[k] = (not no,            # a company's name before a product's ("Slack"),
+                       attribute != "employer" or value.rsplit(" ", 1)[-1] in ORGANISATIONS,
+                       _held(known, value) != attribute)   # then a stored one is the old
             if attribute not in keep or rank[k] >= rank[keep[attribute]]:
                 keep[attribute] = k
     return [v for k, v in enumerate(out)
@@ -374,7 +381,7 @@ def _deixis(sentence: str, at: int, attribute: str, name: str
 
 def _ahead(sentence: str, before: str, names: list[tuple[int, str]]
            ) -> list[tuple[int, str, str, bool]]:
-    """The names of the sentence before that this one's cue word names (principle 9 of
+    """The names of the sentence before that this one's cue word names (principle 10 of
     :mod:`kit.longterm.fact_discourse`), stated, when this sentence is the speaker's, real
     and not negated ("I'd love a dog", "the move isn't done" name nothing)."""
     markers, found = Markers(sentence), []

@@ -46,7 +46,7 @@ from kit.longterm.fact_lexicon import (AGENTS, CANCEL_VERBS, CHANGE_VERBS, EARLI
                                        QUESTION_OPENERS, SUBJECT_CHANGES)
 
 __all__ = ["NEGATION", "UNREAL", "Markers", "asks", "clause", "clauses", "denying_negation",
-           "imperative", "known_word", "object_of", "ordinary_word", "refers_back"]
+           "first_word", "imperative", "known_word", "object_of", "ordinary_word", "refers_back"]
 
 NEGATION = re.compile(r"\b(?:not(?!\s+(?:sure|only|just)\b)|never(?!\s+mind)|no\s+longer|no\s+way|"
                       r"no\s+more|any\s*more)\b|n't\b", re.I)
@@ -242,6 +242,17 @@ _EMBEDDED = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:tha
                        r"(?:i|we)\b"
                        r"|\b(?:me|my|us|our)\s+\w+ing\b", re.I)   # "mind me playing": presupposed
 _FIRST_WORD = re.compile(r"\s*([\w']+)")
+# discourse markers before a question's auxiliary ("Oh, by the way: could you ...?")
+_LEAD = re.compile(r"\s*(?:(?:oh|so|hey|well|ok|okay|also|btw|anyway|quick\s+question|"
+                   r"by\s+the\s+way|honestly|actually|um|hmm|news\s+from\s+me|and|but|"
+                   r"seriously|listen|look|random\s+question|question)\b[\s,:;!\u2013\u2014-]*)*",
+                   re.I)
+
+
+def first_word(sentence: str) -> int:
+    """Where the sentence's first word after its discourse markers ("Oh, by the way:",
+    "So,") is: a question's auxiliary opens there."""
+    return _LEAD.match(sentence).end()
 
 
 def asks(sentence: str, question: bool) -> int | None:
@@ -249,7 +260,7 @@ def asks(sentence: str, question: bool) -> int | None:
     auxiliary): the position from which it states something ("Did I tell you I moved
     ...", or what a gerund of the speaker's presupposes: "Do you mind me playing the
     cello?"), or len(sentence) when it states nothing. None for any other sentence."""
-    first = _FIRST_WORD.match(sentence)
+    first = _FIRST_WORD.match(sentence, first_word(sentence))
     if not question or first is None or first.group(1).lower() not in QUESTION_OPENERS:
         return None
     embedded = _EMBEDDED.search(sentence)
