@@ -114,8 +114,9 @@ CASES = {
     """,
     "fact rules: stored values left, from-to, deixis and denials of the sentence before": """
         from kit.longterm.fact_rules import extract_by_rules
-        unit = "We left Lisbon for Oslo. I live here. From Lisbon to Bergen. Not happening. "
-        make = lambda n: unit * (n // 76)
+        unit = ("We left Lisbon for Oslo. I live here. From Lisbon to Bergen. Not happening. "
+                "Cancel #1234? FLYING FROM LISBON next year Nugget ate How was your dog? ")
+        make = lambda n: unit * (n // 146)
         call = lambda text: extract_by_rules(text, known={"Lisbon Old Town": "home city"})
     """,
     "fact rules: a stored value of many words (a long name said in an earlier turn)": """

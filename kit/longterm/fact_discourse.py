@@ -34,14 +34,23 @@ time linear in the sentence's length:
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
 from kit.longterm.fact_lexicon import (AGENT_NAMES, CUES, DISTANT_FUTURE, EMBEDDING_VERBS,
-                                       ORGANISATIONS)
+                                       ORGANISATIONS, PREFERENCES)
+from kit.longterm.fact_scope import Markers, clauses, denying_negation
 
-__all__ = ["asked_change", "daily_departure", "distant_future", "journey", "names_ahead",
-           "recased"]
+__all__ = ["ALLERGY_ITSELF", "DISLIKE", "ME", "answered", "asked_change", "daily_departure",
+           "distant_future", "journey", "names_ahead", "recased", "stated_ahead"]
+
+# the speaker; a word of the allergy itself; a dislike (shared with fact_rules)
+ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
+ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
+                            re.I)
+DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s|ed|ing)?|"
+                     r"loath(?:e|es|ed|ing)|despis(?:e|es|ed|ing)|abhor(?:s|red)?)\b", re.I)
 
 _TRAVEL = re.compile(
     r"\b(?:fl(?:y|ying|ies|ew|own)|flights?|driv(?:e|ing|es)|drove|trains?|buses|bus|ferry|"
@@ -168,3 +177,39 @@ def names_ahead(sentence: str, before: str, names: list[tuple[int, str]]
                     name.rsplit(" ", 1)[-1] not in ORGANISATIONS:
                 return [("home city", name, move.start())]
     return []
+
+
+def stated_ahead(sentence: str, before: str, names: list[tuple[int, str]]
+                 ) -> list[tuple[int, str, str, bool]]:
+    """``(position, attribute, name, denied)`` of the names of the sentence ``before``
+    that this one's cue word names (principle 10, :func:`names_ahead`), stated, when this
+    sentence is real and not negated ("I'd love a dog", "the move isn't done" name
+    nothing)."""
+    markers, found = Markers(sentence), []
+    for attribute, name, cue in names_ahead(sentence, before, names):
+        if not (markers.hypothetical(cue, 0) or denying_negation(sentence, 0, len(sentence))
+                is not None
+                or (attribute not in AGENT_NAMES and markers.owner_is_other(cue))):
+            found.append((0, attribute, name, False))
+    return found
+
+
+def answered(sentence: str, asked: list[tuple[int, str, str, bool]]
+             ) -> list[tuple[int, str, str, bool]]:
+    """The values of a question to the listener (``asked``: ``(position, attribute,
+    value, denied)``) that this sentence answers about the
+    speaker ("Could you check the menu for sesame? I'm allergic.", "Have you tried
+    kefir? I could drink it all day."): an allergen when it says "allergic" undenied, a
+    preference when the speaker takes it up by "it" or "them" with no dislike."""
+    if not ME.search(sentence):
+        return []
+    ends, negations = clauses(sentence)
+
+    def undenied(m: re.Match | None) -> bool:         # in a clause with no denial of its own
+        return m is not None and negations[bisect.bisect_left(ends, m.start())] < 0
+
+    allergic = undenied(ALLERGY_ITSELF.search(sentence))
+    taken = undenied(re.search(r"\b(?:it|them)\b", sentence, re.I)) and not DISLIKE.search(
+        sentence)
+    return [(p, a, v, False) for p, a, v, no in asked if not no and (
+        (a == "allergy" and allergic) or (a in PREFERENCES and taken))]

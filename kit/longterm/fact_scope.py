@@ -8,12 +8,16 @@ and looked up by position; any look-around is bounded):
 1. **Negation scope** (:func:`denying_negation`): a negation denies only when it
    governs the link between the speaker and a value. Not when it governs an attitude
    or an intensifier (``NEGATED_ATTITUDES``: "can't believe", "couldn't be happier",
-   "never been happier", "not bad") or a change ("I wouldn't swap Lisbon for anywhere":
-   not leaving is staying), nor when its subject is another agent
-   (``AGENTS``: "the dog wouldn't come out", "she never calls").
+   "never been happier", "not bad"), a doubt ("wasn't sure about"), a failure ("hasn't
+   let me down") or a change ("I wouldn't swap Lisbon for anywhere", "no way I'm
+   quitting": not leaving is staying), nor when its subject is another agent
+   (``AGENTS``: "the dog wouldn't come out", "she never calls"), nor in a clause set at
+   an earlier time the sentence reverses (``EARLIER``: "at first", "a year ago"). A
+   clause ends before "and" that opens a negated verb phrase of its own.
 2. **Names** (:func:`ordinary_word`): a capitalised word that opens a sentence or a
    clause is a name only if English does not know it as anything but a noun: "Really",
-   "Honestly", "Sunny", "Took" are not names, "Biscuit" and "Lisbon" may be. The part of
+   "Honestly", "Sunny", "Took" are not names, "Biscuit" and "Lisbon" may be; nor a verb
+   before no verb ("Say hi to Rex", "Left work late": :func:`imperative`). The part of
    speech comes from the lemma dictionary of the ``lemminflect`` package (offline).
 3. **Stored values** (a change that names only the old value) are read in
    :mod:`kit.longterm.fact_rules`, from the facts the memory hands it.
@@ -26,7 +30,9 @@ and looked up by position; any look-around is bounded):
    condition, a wish or a possibility (``HYPOTHETICAL``: "If I moved to Berlin", "I
    might move to Oslo") are not stated, except a preference (``PREFERENCES``: "if I
    could drink one thing, it'd be chai"); a yes/no question ("Should I move to
-   Oslo?") states nothing but what it embeds ("Did I tell you I moved to Lisbon?").
+   Oslo?") states nothing but what it embeds ("Did I tell you I moved to Lisbon?") or
+   presupposes ("Do you mind me playing the cello?"). What the speaker did not expect did
+   happen: "I never thought I'd end up in Oslo" states Oslo.
    The name of an agent (``AGENT_NAMES``: the sister, the dog) is exempt: "she" and
    "he" are that agent.
 
