@@ -74,6 +74,39 @@ def test_the_discourse_principles(text, found):
     assert read(text) == found
 
 
+@pytest.mark.parametrize("text, known, found", [
+    # a stored value beside a new value of its attribute is the old one, for a preference too
+    ("Cocoa has dethroned horchata.", {"horchata": "favourite drink"},
+     [("favourite drink", "cocoa", False)]),
+    ("Horchata had a good run; cocoa is my thing.", {"horchata": "favourite drink"},
+     [("favourite drink", "cocoa", False)]),
+    ("We're Porto folks now, not Reykjavik folks.", HOME, [("home city", "Porto", False)]),
+    ("The Reykjavik chapter is closed, hello Porto.", HOME, [("home city", "Porto", False)]),
+    # what the city or the company does is not denied; what it is, is
+    ("Tidewater Systems never pays on time, but I like my job.", HOME,
+     [("employer", "Tidewater Systems", False)]),
+    ("Reykjavik doesn't feel like home any more.", HOME, [("home city", "Reykjavik", True)]),
+    # indefinite pronouns, numbers and a product are no names; the same old is not former
+    ("Everybody asks if I'll move, but I'm staying put in Reykjavik.", HOME,
+     [("home city", "Reykjavik", False)]),
+    ("Four years of living in Reykjavik now.", HOME, [("home city", "Reykjavik", False)]),
+    ("Still on the payroll at Tidewater Systems, mostly Jira tickets.", HOME,
+     [("employer", "Tidewater Systems", False)]),
+    ("Same old Reykjavik, same old flat.", HOME, [("home city", "Reykjavik", False)]),
+    ("Haven't escaped Reykjavik yet, don't want to.", HOME, [("home city", "Reykjavik", False)]),
+    # chat without a full stop: the next sentence starts at a word that opens sentences
+    ("cocoa is my new favourite Did you see the match?", None,
+     [("favourite drink", "cocoa", False)]),
+    ("quick update, allergic to strawberries now Not much else going on", None,
+     [("allergy", "strawberries", False)]),
+    # a question's auxiliary after discourse markers; answered by the next sentence
+    ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
+     [("allergy", "strawberries", False)]),
+])
+def test_stored_values_owners_and_sentence_edges(text, known, found):
+    assert read(text, known) == found
+
+
 def test_recased_keeps_the_length_and_case_of_ordinary_sentences():
     assert recased("I LIVE IN LISBON") == "I live in Lisbon"
     assert recased("OMG I JOINED NIMBUS LABS") == "OMG I joined Nimbus Labs"

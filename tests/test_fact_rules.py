@@ -33,7 +33,8 @@ def test_every_template_of_the_development_splits_is_read(split):
     for event, templates in split_templates(split).items():
         for i, template in enumerate(templates):
             wrong = misread(event, template)
-            assert (wrong is not None) == ((split, event, i) in MISREAD_TEMPLATES), (template, wrong)
+            listed = (split, event, i) in MISREAD_TEMPLATES
+            assert (wrong is not None) == listed, (template, wrong)
 
 
 def misread(event, template):

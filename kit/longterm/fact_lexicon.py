@@ -70,7 +70,8 @@ Networks Games Publishing Records Insurance Finance Design Works Foundation Inst
 # verbs (and phrases) that undo a purchase: an order number in their sentence is undone
 CANCEL_VERBS = (
     r"cancel(?:s|led|ed|ling|ing)?|cancellation|call(?:s|ed|ing)?\s+(?:it\s+|them\s+)?off|"
-    r"scratch(?!\s+(?:on|off)\b)|kill(?:s|ed|ing)?(?=\s+(?:it|them|the\s+order|my\s+order|that|off)\b)|"
+    r"scratch(?!\s+(?:on|off)\b)|"
+    r"kill(?:s|ed|ing)?(?=\s+(?:it|them|the\s+order|my\s+order|that|off)\b)|"
     r"scrap(?:s|ped|ping)?|drop(?:s|ped|ping)?(?!\s+(?:by|in)\b|\s+(?:\S+\s+){0,2}?off\b)|"
     r"return(?:s|ed|ing)?(?!\s+(?:to|from|home)\b)|"
     r"(?:send|sends|sent|sending|take|took|taking)\s+(?:\S+\s+){0,3}?back|"
@@ -83,7 +84,8 @@ CANCEL_VERBS = (
 # verbs (and phrases) that leave what their object names: negative words themselves, so
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
-    r"quit(?:s|ting)?|left|leav(?:e|es|ing)|escap(?:e|es|ed|ing)|fired(?!\s+up)|sacked|laid\s+off|let\s+go|"
+    r"quit(?:s|ting)?|left|leav(?:e|es|ing)|escap(?:e|es|ed|ing)|fired(?!\s+up)|sacked|"
+    r"laid\s+off|let\s+go|"
     r"turn(?:s|ed|ing)?\s+down|declin(?:e|es|ed|ing)|reject(?:s|ed|ing)?|said\s+no\s+to|"
     r"resign(?:s|ed|ing)?(?:\s+from)?|"
     r"(?:hand|turn)(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?(?:notice|resignation|badge|"
@@ -97,7 +99,7 @@ LEAVE_VERBS = (
     r"(?:gave|give|giving)\s+away|trad(?:e|ed|ing)\s+in")
 # phrases that end what their subject (the value before them) names: "matcha is history"
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
-                   r"done|finished|out|over|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
+                   r"done|finished|out|over|closed|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
                    r"in\s+the\s+past|behind\s+(?:me|us))|"
                    r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)|"
                    r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)")

@@ -131,7 +131,16 @@ _COMPARED = re.compile(r"(?:\bover|\b(?:more|better|rather|sooner)\b[^,;:.]{0,30
 _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 # a naming word right after a negation ("isn't called Rex", "not his name", "isn't my sister")
 _NAMING = {a: re.compile(r"\s+(?:(?:be|been|actually|really|even|officially|his|her|its|my|our|"
-                         r"the|a)\s+)*(?:" + words + r")\b", re.I) for a, words in AGENT_NAMES.items()}
+                         r"the|a)\s+)*(?:" + words + r")\b", re.I)
+           for a, words in AGENT_NAMES.items()}
+_NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
+# a negated verb of action right after a value: the value acts, its link to the speaker
+# is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
+_ACTS = re.compile(r"(?:'s)?\s+(?:(?:really|just|still|even|honestly)\s+)?(?:(?:do|does|did|has|"
+                   r"have|had|can|could|will|would|wo|ca)n't|(?:does|did|has|will|would)\s+not|"
+                   r"never)"
+                   r"\s+(?!(?:be|been|feel|felt|seem|seemed|look|looked|suit|feels|seems|looks|"
+                   r"suits|is|was)\b)[a-z]+", re.I)
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*(?:it|that)(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
 # a name after "named" or "called": an agent's name, not a place
 _NAMED = re.compile(r"\b(?:nam(?:ed|e)|call(?:ed)?)\s+(?:(?:him|her|it|them|the\s+\w+)\s+)?$", re.I)
@@ -272,6 +281,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             unreal[c] = end if found is None else found.start()
         return position <= unreal[c] and not asked and not distant(position)
 
+    by_negation = list(denied)
     presumed, asked = set(), asked_change(sentence, question)   # "I might quit X", "Cancel X?"
     trip, moot = journey(sentence), set()
     verb_markers = None
@@ -326,10 +336,15 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         if not attribute:                   # the new place: "for Bergen", "hello Oakridge Bank"
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
                                ) or not (_TOWARDS.search(sentence, max(0, p - 12), p)
-                                         or _opens(sentence, p)):   # "...; Porto feels new"
+                                         or _opens(sentence, p)    # "...; Porto feels new"
+                                         or _NOW.search(sentence, *clause(ends, p))):
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
+        if (no and k < len(by_negation) and by_negation[k] and attribute in LEAVABLE
+                and _ACTS.match(sentence, p + len(value))):
+            no = False                      # what the city or the company does: "Acme Labs
+                                            # didn't appreciate me", "Oslo never sleeps"
         if attribute in PREFERENCES and not no:   # a dislike denies: "I hate matcha"
             if dislikes is None:
                 dislikes = [m.start() for m in _DISLIKE.finditer(sentence)]
@@ -470,9 +485,12 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
         last = len(found)
         for _, attribute, value, denied in said:
             found.append(Candidate(speaker, attribute, value, denied, ATTRIBUTES[attribute][0]))
-    new = {c.attribute for c in found if not c.negated and _held(held, c.value) != c.attribute}
-    return tuple(c for c in found if c.negated or c.attribute not in new  # "We're in Oslo now.
-                 or _held(held, c.value) != c.attribute)                   # Bergen feels far away."
+    # a stored value named beside a new value of its attribute is the old one, not said
+    # again ("We're in Oslo now. Bergen feels far away.", "Kefir has dethroned matcha")
+    stored = {**{v.lower(): a for v, a in known.items() if a in PREFERENCES}, **held}
+    new = {c.attribute for c in found if not c.negated and _held(stored, c.value) != c.attribute}
+    return tuple(c for c in found if c.negated or c.attribute not in new
+                 or _held(stored, c.value) != c.attribute)
 
 
 # The same short turn is read again and again (an evaluation feeds one conversation to
