@@ -99,6 +99,13 @@ def test_the_discourse_principles(text, found):
      [("favourite drink", "cocoa", False)]),
     ("quick update, allergic to strawberries now Not much else going on", None,
      [("allergy", "strawberries", False)]),
+    # a negation of a degree compares; an order is denied only about itself; forgetting
+    # an allergy cures nothing
+    ("I don't get to the oboe as often as I'd like.", None, [("instrument", "oboe", False)]),
+    ("The courier still hasn't delivered #5520.", None, [("open order", "#5520", False)]),
+    ("Turns out #5520 isn't coming after all.", None, [("open order", "#5520", True)]),
+    ("Waiters keep forgetting my strawberries allergy.", None, [("allergy", "strawberries", False)]),
+    ("I've outgrown my strawberries allergy.", None, [("allergy", "strawberries", True)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

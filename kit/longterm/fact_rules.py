@@ -133,6 +133,14 @@ _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  
 _NAMING = {a: re.compile(r"\s+(?:(?:be|been|actually|really|even|officially|his|her|its|my|our|"
                          r"the|a)\s+)*(?:" + words + r")\b", re.I)
            for a, words in AGENT_NAMES.items()}
+# a negation denies an order only when it is about the order itself: its coming, the need
+# for it ("#4411 isn't coming", "don't need #4411 any more"), not its tracking or delivery
+_ORDER_DENIED = re.compile(r"\b(?:com|happen|arriv|go|ship|need|want|proceed)\w*\b|"
+                           r"\b(?:any\s*more|no\s+more|any\s+longer|no\s+longer|after\s+all|valid|on|"
+                           r"open|real|mine)\b", re.I)
+# a verb that only undoes a purchase (cancel, forget, return) cures no allergy
+_UNDOES_ONLY = re.compile(r"\b(?:cancel\w*|forg[eo]t\w*|return\w*|refund\w*|scrap\w*|"
+                          r"drop\w*|ditch\w*|abandon\w*)\b", re.I)
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
 # a negated verb of action right after a value: the value acts, its link to the speaker
 # is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
@@ -341,7 +349,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
-        if (no and k < len(by_negation) and by_negation[k] and attribute in LEAVABLE
+        if no and k < len(by_negation) and by_negation[k] and attribute == "open order":
+            no = _ORDER_DENIED.search(sentence, *clause(ends, p)) is not None   # not "haven't
+        if (no and k < len(by_negation) and by_negation[k] and attribute in LEAVABLE   # received"
                 and _ACTS.match(sentence, p + len(value))):
             no = False                      # what the city or the company does: "Acme Labs
                                             # didn't appreciate me", "Oslo never sleeps"
@@ -351,6 +361,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             d = bisect.bisect_left(dislikes, p) - 1
             no = (d >= 0 and dislikes[d] >= clause(ends, p)[0]) or _COMPARED.search(
                 sentence, max(clause(ends, p)[0], p - 60), p) is not None   # "X over Y"
+        if no and attribute == "allergy" and not (k < len(by_negation) and by_negation[k]) \
+                and _UNDOES_ONLY.search(sentence, *clause(ends, p)):
+            no = False                      # "restaurants forget my sesame allergy": no cure
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
                 itself[c] = _ALLERGY_ITSELF.search(sentence, *clause(ends, p)) is not None

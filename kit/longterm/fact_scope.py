@@ -65,6 +65,11 @@ _AUX = (r"(?:ca|wo|ai|sha|do|does|did|is|are|was|were|has|have|had|would|could|s
 _AGENT_BEFORE = re.compile(r"\b(?:" + AGENTS + r")(?:'s|'d|'ll|'re)?(?:\s+" + _AUX + r")*\s*"
                            + _AUX + r"?$", re.I)
 _WINDOW = 40                    # characters looked at before a negation for its subject
+# a negation of a degree compares, it does not deny: "I don't play the cello as much as I'd
+# like", "not often enough", "not that much"
+_DEGREE = re.compile(r"\s+(?:[\w']+\s+){0,4}?(?:as\s+(?:much|often|well|many|good|regularly)|"
+                     r"(?:often|much|well)\s+enough|that\s+(?:much|often|well)|very\s+(?:much|"
+                     r"often|well))\b", re.I)
 
 
 def denying_negation(sentence: str, start: int, end: int) -> re.Match | None:
@@ -74,6 +79,8 @@ def denying_negation(sentence: str, start: int, end: int) -> re.Match | None:
             continue                                     # "can't believe", "not bad"
         if _AGENT_BEFORE.search(sentence, max(start, no.start() - _WINDOW), no.start()):
             continue                                     # "he wouldn't", "the dog never"
+        if _DEGREE.match(sentence, no.end(), end):
+            continue                                     # "I don't play it as much as ..."
         return no
     return None
 
