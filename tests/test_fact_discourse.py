@@ -106,6 +106,14 @@ def test_the_discourse_principles(text, found):
     ("Turns out #5520 isn't coming after all.", None, [("open order", "#5520", True)]),
     ("Waiters keep forgetting my strawberries allergy.", None, [("allergy", "strawberries", False)]),
     ("I've outgrown my strawberries allergy.", None, [("allergy", "strawberries", True)]),
+    # a landmark, a part of town or a region is no value; a place is no person nor company
+    ("We moved to Porto, into a flat on Flores Street.", None, [("home city", "Porto", False)]),
+    ("We live in Porto now, in the Ribeira district.", None, [("home city", "Porto", False)]),
+    ("Just moved to Porto, Portugal!", None, [("home city", "Porto", False)]),
+    ("My pup Nugget adores Victoria Park.", None, [("dog's name", "Nugget", False)]),
+    ("New job at Maplewood Bakery! The office is in Porto.", None,
+     [("employer", "Maplewood Bakery", False)]),
+    ("We moved to Long Beach.", None, [("home city", "Long Beach", False)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

@@ -16,7 +16,7 @@ import re
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
            "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
            "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
-           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS",
+           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS", "LANDMARKS",
            "DISTANT_FUTURE"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
@@ -149,6 +149,13 @@ SENTENCE_OPENERS = (r"It|It's|That|That's|This|He|She|They|We|We're|We've|You|Th
                     r"Has|Had|How|What|Why|When|Where|Who|Which|Also|Anyway|So|But|And|Oh|"
                     r"Well|Honestly|Thanks|Sorry|Yes|Yeah|Ha|Haha|Wow|Hope|Let's|Let|Hey|Hi|"
                     r"Hello|Guess|Seriously|Sadly|Luckily|Speaking|Btw|Anyhow")
+# last words that make a name a place inside a city (a street, a park, a building): never a
+# home city, an employer or an agent's name ("Frogner Park", "Markveien Street")
+LANDMARKS = set("""
+Street St Road Rd Avenue Ave Lane Boulevard Square Park Station Airport Market Beach Bridge
+House Hall Garden Gardens Museum Cathedral Church Castle Tower Hill District Quarter Centre
+Center Mall Stadium Palace Harbour Harbor Port Way Place Row Terrace Close Court Drive
+""".split())
 # common words that begin a place name: kept before a name ("New York", "Long Beach")
 NAME_PREFIXES = {"New", "Little", "Long", "Great"}
 

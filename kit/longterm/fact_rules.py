@@ -85,7 +85,7 @@ from kit.longterm.fact_discourse import (ALLERGY_ITSELF as _ALLERGY_ITSELF, DISL
                                          distant_future, journey, recased, stated_ahead)
 from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
-                                       ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
+                                       LANDMARKS, ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
                                        SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
                                      denying_negation, first_word, imperative, known_word,
@@ -136,8 +136,8 @@ _NAMING = {a: re.compile(r"\s+(?:(?:be|been|actually|really|even|officially|his|
 # a negation denies an order only when it is about the order itself: its coming, the need
 # for it ("#4411 isn't coming", "don't need #4411 any more"), not its tracking or delivery
 _ORDER_DENIED = re.compile(r"\b(?:com|happen|arriv|go|ship|need|want|proceed)\w*\b|"
-                           r"\b(?:any\s*more|no\s+more|any\s+longer|no\s+longer|after\s+all|valid|on|"
-                           r"open|real|mine)\b", re.I)
+                           r"\b(?:any\s*more|no\s+more|any\s+longer|no\s+longer|after\s+all|"
+                           r"valid|on|open|real|mine)\b", re.I)
 # a verb that only undoes a purchase (cancel, forget, return) cures no allergy
 _UNDOES_ONLY = re.compile(r"\b(?:cancel\w*|forg[eo]t\w*|return\w*|refund\w*|scrap\w*|"
                           r"drop\w*|ditch\w*|abandon\w*)\b", re.I)
@@ -158,7 +158,13 @@ _NAME_WORD = re.compile(r"\bname(?:'s|\s+is|\s+was)?\s*$", re.I)     # "his name
 # the other agent is the allergic one: "my sister is allergic to", "he has an allergy to"
 _THEIR_ALLERGY = re.compile(r"\b(?:is|was|are|'s|has|have|had|gets?|got|reacts?|reacted)\s+"
                             r"(?:\w+\s+)?(?:allergic|an?\s+(?:\w+\s+)?allergy|intolerant)", re.I)
-_PLACE = re.compile(r"\b(?:in|near|outside|around|based\s+in)\s+$", re.I)
+# a name after a place's preposition is a place: a home city or nothing, never a person's,
+# a pet's or (without an organisation word) a company's
+_PLACE = re.compile(r"\b(?:in|near|outside|around|based\s+in)\s+(?:the\s+)?$", re.I)
+_PART_OF_TOWN = re.compile(r"\s+(?:neighbou?rhood|district|area|quarter|suburb|side|borough|"
+                           r"street|road|avenue|park)\b", re.I)
+# a place after a place and a comma is its region: "Oslo, Norway"
+_REGION = re.compile(f"([{CAPITALS}][{SMALL_LETTERS}]+),\\s+$")
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _TOWARDS = re.compile(r"\b(?:in|to|for|into|at|with|hello|hi|welcome)\s+(?:the\s+)?$", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
@@ -243,7 +249,14 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         held = _held(known, name)
         if held:
             named.append((p, held, name))           # a stored value is its own cue
-        elif name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
+            continue
+        region = _REGION.search(sentence, max(0, p - 40), p)
+        if (name.rsplit(" ", 1)[-1] in LANDMARKS and name.split(" ")[0] not in NAME_PREFIXES) \
+                or _PART_OF_TOWN.match(sentence, p + len(name)) \
+                or (region and not _held(known, region.group(1)) and region.group(1) not in stop):
+            continue        # "Frogner Park", "the Grunerlokka area", "Oslo, Norway": no value
+        place = _PLACE.search(sentence, max(0, p - 12), p) is not None     # "in Oslo"
+        if name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
                 sentence, max(0, p - 6), p)):
             named.append((p, "employer", name))
         elif cues:
@@ -257,10 +270,11 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             elif _NAMED.search(sentence, max(0, p - 24), p):     # "named him Biscuit"
                 agents = [c for c in range(len(cues)) if cues[c][1] in AGENT_NAMES]
                 near = min(agents, key=lambda c: abs(where[c] - p)) if agents else near
-            if cues[near][1] in AGENT_NAMES and _PLACE.search(sentence, max(0, p - 9), p):
+            if place and cues[near][1] != "home city":
                 continue                            # "my sister in Oslo": a place
             named.append((p, cues[near][1], name))
-        elif topic is not None and (p != first or _ALONE.fullmatch(sentence, p)
+        elif topic is not None and not (place and topic != "home city") and (
+                p != first or _ALONE.fullmatch(sentence, p)
                                     or (not known_word(name.split(" ")[0])    # "Lisbon, since May"
                                         and sentence.startswith(",", p + len(name)))):
             named.append((p, topic, name))
