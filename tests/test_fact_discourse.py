@@ -114,6 +114,10 @@ def test_the_discourse_principles(text, found):
     ("New job at Maplewood Bakery! The office is in Porto.", None,
      [("employer", "Maplewood Bakery", False)]),
     ("We moved to Long Beach.", None, [("home city", "Long Beach", False)]),
+    # a bare change undoes the sentence before; "boxes" tell a move a sentence after
+    ("#5520? Refunded. Long story.", None, [("open order", "#5520", True)]),
+    ("Moved to Porto. Done!", None, [("home city", "Porto", False)]),
+    ("We made it to Porto! Everything's still in boxes.", None, [("home city", "Porto", False)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

@@ -152,7 +152,8 @@ def recased(sentence: str) -> str:
 _AGENT_CUE = {a: re.compile(r"\b(?:" + CUES[a].replace(" ", "|") + r")\b", re.I)
               for a in AGENT_NAMES}
 _MOVE_WORD = re.compile(r"\b(?:the\s+move|mov(?:e|ed|ing)|relocat\w*|unpack\w*|movers|"
-                        r"moving\s+day|settl(?:ed|ing)\s+in)\b", re.I)
+                        r"moving\s+day|settl(?:ed|ing)\s+in|boxes|packing|removal\s+van)\b",
+                        re.I)
 _PLACE_BEFORE = re.compile(r"\b(?:in|to|into)\s+(?:the\s+)?$", re.I)
 
 

@@ -141,6 +141,11 @@ _ORDER_DENIED = re.compile(r"\b(?:com|happen|arriv|go|ship|need|want|proceed)\w*
 # a verb that only undoes a purchase (cancel, forget, return) cures no allergy
 _UNDOES_ONLY = re.compile(r"\b(?:cancel\w*|forg[eo]t\w*|return\w*|refund\w*|scrap\w*|"
                           r"drop\w*|ditch\w*|abandon\w*)\b", re.I)
+# a sentence that is only a change, its subject and object left out, is about the sentence
+# before: "#4411? Cancelled.", "Matcha? Gone."
+_BARE_UNDO = re.compile(r"\s*(?:(?:all|totally|completely|officially|just|now|long)\s+)?"
+                        r"(?:cancell?ed|refunded|returned|scrapped|gone|history|dead|"
+                        r"ditched|dropped)\s*", re.I)
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
 # a negated verb of action right after a value: the value acts, its link to the speaker
 # is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
@@ -497,7 +502,8 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
         def real(p: int) -> bool:
             return unreal is None or p <= unreal.start()
 
-        if not said and (_ELLIPSIS.fullmatch(sentence) or (found[last:] and refers_back(
+        if not said and (_ELLIPSIS.fullmatch(sentence) or _BARE_UNDO.fullmatch(sentence) or (
+                found[last:] and refers_back(
                 sentence, real))):
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
