@@ -118,6 +118,13 @@ def test_the_discourse_principles(text, found):
     ("#5520? Refunded. Long story.", None, [("open order", "#5520", True)]),
     ("Moved to Porto. Done!", None, [("home city", "Porto", False)]),
     ("We made it to Porto! Everything's still in boxes.", None, [("home city", "Porto", False)]),
+    # another's pet, a hyphenated cue, a city's office, an interview, another's purchase
+    ("My cousin's dog Nugget howled all night.", None, []),
+    ("Pet-sitting for a neighbour, so I'm dog-sitting Pepper.", None, []),
+    ("The Porto office rang me twice today.", None, []),
+    ("Got an interview with Maplewood Bakery on Friday!", None, []),
+    ("Leo ordered #5520, not me.", None, []),
+    ("Being Beatrix's little sister is exhausting.", None, [("sister's name", "Beatrix", False)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

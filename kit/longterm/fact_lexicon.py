@@ -43,7 +43,7 @@ CUES = {
                 "employee employment hire hires hired hiring join joins joined joining offer "
                 "offered company companies firm firms boss manager colleague colleagues "
                 "coworker coworkers office notice resign resigned resigning quit quitting "
-                "career position role contract salary payroll promoted promotion interview "
+                "career position role contract salary payroll promoted promotion "
                 "internship onboarding shift shifts fired first.day first.week last.day "
                 "started.at starting.at start.at started.with finished.up.at signed.with "
                 "laid.off badge analyst engineer developer designer nurse teacher accountant "
@@ -204,6 +204,8 @@ HYPOTHETICAL = (
     r"one\s+day|wish|hope|hoping|dream(?:ing)?\s+(?:of|about)|consider(?:ing)?|"
     r"(?:thinking|thought)\s+(?:of|about)|plan(?:s|ning)?\s+to|wants?\s+to|wanted\s+to|"
     r"would\s+love\s+to|'d|"
+    # an application or an interview is not yet a job ("an interview at Globex Labs")
+    r"interview(?:s|ed|ing)?(?=\s+(?:at|with|for)\b)|appl(?:y|ies|ied|ying)(?=\s+(?:to|at|for)\b)|"
     # a past verb only nearly done did not happen ("I nearly moved to Oslo"); "nearly a
     # year in Oslo" states
     r"(?:almost|nearly)(?=\s+\w+ed\b|\s+(?:went|took|left|got|made|quit|bought|sold|"

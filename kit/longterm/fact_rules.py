@@ -111,7 +111,8 @@ _WORDS = {word.lower(): attribute for attribute, (_, words) in ATTRIBUTES.items(
 _CANONICAL = {word.lower(): word for _, words in ATTRIBUTES.values() if words for word in words}
 _WORD = re.compile(r"\b(?:" + _alternation(_WORDS) + r")\b", re.I)
 _CUE_OF = {" ".join(w.split(".")): a for a, words in CUES.items() for w in words.split()}
-_CUE = re.compile(r"\b(?:" + _alternation(w.replace(" ", ".") for w in _CUE_OF) + r")\b", re.I)
+_CUE = re.compile(r"\b(?:" + _alternation(w.replace(" ", ".") for w in _CUE_OF) + r")\b(?!-)",
+                  re.I)                # not "dog-sitting", "sister-in-law"
 _CHANGE = re.compile(r"\b(?:" + CHANGE_VERBS + r")\b", re.I)
 _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _YOU = re.compile(r"\byou(?:r|rs|rself|'re|'ve|'d|'ll)?\b", re.I)
@@ -146,6 +147,14 @@ _UNDOES_ONLY = re.compile(r"\b(?:cancel\w*|forg[eo]t\w*|return\w*|refund\w*|scra
 _BARE_UNDO = re.compile(r"\s*(?:(?:all|totally|completely|officially|just|now|long)\s+)?"
                         r"(?:cancell?ed|refunded|returned|scrapped|gone|history|dead|"
                         r"ditched|dropped)\s*", re.I)
+# another's possession before an agent's cue word: "my sister's dog", "her dog", "Tom's sister"
+_OTHERS_POSSESSION = re.compile(
+    r"(?:\b(?:his|her|their|your)|\b(?!(?:it|he|she|that|what|who|there|here|where|how|let|"
+    r"this|one|everyone)'s\b)([\w-]+)'s)\s+(?:(?!(?:my|our)\b)[\w-]+\s+){0,2}$", re.I)
+_BRANCH = re.compile(r"\s+(?:office|offices|branch|team|site|campus|headquarters|hq)\b", re.I)
+# someone else bought the order: "Leo ordered #9999", "she bought it, #9999"
+_SOMEONE_ORDERED = re.compile(r"\b(he|she|they|[A-Z][a-z]+)\s+(?:just\s+|also\s+)?(?:ordered|"
+                              r"bought|placed|purchased)\b")
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
 # a negated verb of action right after a value: the value acts, its link to the speaker
 # is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
@@ -277,6 +286,12 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 near = min(agents, key=lambda c: abs(where[c] - p)) if agents else near
             if place and cues[near][1] != "home city":
                 continue                            # "my sister in Oslo": a place
+            owner = _OTHERS_POSSESSION.search(sentence, max(0, where[near] - 30), where[near]) \
+                if cues[near][1] in AGENT_NAMES else None
+            if owner and owner.group(1) != name.split(" ")[0]:
+                continue                            # "my sister's dog Max": not mine
+            if cues[near][1] == "employer" and _BRANCH.match(sentence, p + len(name)):
+                continue                            # "the Madrid office": a place
             named.append((p, cues[near][1], name))
         elif topic is not None and not (place and topic != "home city") and (
                 p != first or _ALONE.fullmatch(sentence, p)
@@ -396,7 +411,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             no = itself[c, attribute]
         elif attribute == "open order":     # a number names an order that exists, the
             if "their order" not in itself:     # speaker's whoever acts on it ("the seller
-                itself["their order"] = _THEIR_ORDER.search(sentence) is not None
+                itself["their order"] = _THEIR_ORDER.search(sentence) is not None or any(
+                    m.group(1) not in stop or m.group(1) in others
+                    for m in _SOMEONE_ORDERED.finditer(sentence))
             if itself["their order"]:       # cancelled #4411"), unless another's ("her order")
                 continue
         elif (markers.owner_is_other(p) and not _opens(sentence, p)   # "...; Oslo feels new"
