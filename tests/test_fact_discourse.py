@@ -125,6 +125,13 @@ def test_the_discourse_principles(text, found):
     ("Got an interview with Maplewood Bakery on Friday!", None, []),
     ("Leo ordered #5520, not me.", None, []),
     ("Being Beatrix's little sister is exhausting.", None, [("sister's name", "Beatrix", False)]),
+    # a company that ends the job; a new name opening a clause after a stored one left
+    ("Tidewater Systems let me go, but Maplewood Bakery snapped me up.", HOME,
+     [("employer", "Maplewood Bakery", False)]),
+    ("Tidewater Systems let me go last week.", HOME, [("employer", "Tidewater Systems", True)]),
+    ("After the layoffs at Tidewater Systems, Maplewood Bakery hired me.", HOME,
+     [("employer", "Maplewood Bakery", False)]),
+    ("Reykjavik is behind us, Porto ahead.", HOME, [("home city", "Porto", False)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

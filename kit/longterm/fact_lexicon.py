@@ -85,7 +85,7 @@ CANCEL_VERBS = (
 # that a negation before one is turned back ("can't stop drinking chai")
 LEAVE_VERBS = (
     r"quit(?:s|ting)?|left|leav(?:e|es|ing)|escap(?:e|es|ed|ing)|fired(?!\s+up)|sacked|"
-    r"laid\s+off|let\s+go|"
+    r"laid\s+off|let\s+go|layoffs?(?=\s+at\b)|redundanc(?:y|ies)(?=\s+at\b)|"
     r"turn(?:s|ed|ing)?\s+down|declin(?:e|es|ed|ing)|reject(?:s|ed|ing)?|said\s+no\s+to|"
     r"resign(?:s|ed|ing)?(?:\s+from)?|"
     r"(?:hand|turn)(?:s|ed|ing)?\s+in\s+(?:my\s+|her\s+|his\s+)?(?:notice|resignation|badge|"
@@ -102,7 +102,11 @@ SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:histo
                    r"done|finished|out|over|closed|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
                    r"in\s+the\s+past|behind\s+(?:me|us))|"
                    r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)|"
-                   r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)")
+                   r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)|"
+                   # a company that ends the job: "Acme Labs let me go", "... laid me off"
+                   r"let\s+(?:me|us)\s+go|laid\s+(?:me|us)\s+off|fired\s+(?:me|us)|"
+                   r"made\s+(?:me|us)\s+redundant|"
+                   r"(?:is|was|'s|are)\s+in\s+the\s+rear[\s-]?view(?:\s+mirror)?")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
     r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"

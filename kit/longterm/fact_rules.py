@@ -155,6 +155,7 @@ _BRANCH = re.compile(r"\s+(?:office|offices|branch|team|site|campus|headquarters
 # someone else bought the order: "Leo ordered #9999", "she bought it, #9999"
 _SOMEONE_ORDERED = re.compile(r"\b(he|she|they|[A-Z][a-z]+)\s+(?:just\s+|also\s+)?(?:ordered|"
                               r"bought|placed|purchased)\b")
+_CLAUSE_OPENS = re.compile(r"(?:,|\band|\bbut|\bso)\s+$", re.I)  # "Bergen is behind us, Oslo"
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
 # a negated verb of action right after a value: the value acts, its link to the speaker
 # is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
@@ -267,7 +268,9 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         region = _REGION.search(sentence, max(0, p - 40), p)
         if (name.rsplit(" ", 1)[-1] in LANDMARKS and name.split(" ")[0] not in NAME_PREFIXES) \
                 or _PART_OF_TOWN.match(sentence, p + len(name)) \
-                or (region and not _held(known, region.group(1)) and region.group(1) not in stop):
+                or (region and not _held(known, region.group(1)) and region.group(1) not in stop
+                    and region.group(1) not in ORGANISATIONS
+                    and name.rsplit(" ", 1)[-1] not in ORGANISATIONS):
             continue        # "Frogner Park", "the Grunerlokka area", "Oslo, Norway": no value
         place = _PLACE.search(sentence, max(0, p - 12), p) is not None     # "in Oslo"
         if name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
@@ -379,6 +382,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
                                ) or not (_TOWARDS.search(sentence, max(0, p - 12), p)
                                          or _opens(sentence, p)    # "...; Porto feels new"
+                                         or _CLAUSE_OPENS.search(sentence, max(0, p - 6), p)
                                          or _NOW.search(sentence, *clause(ends, p))):
                 continue
             attribute = new
