@@ -104,7 +104,8 @@ def test_the_discourse_principles(text, found):
     ("I don't get to the oboe as often as I'd like.", None, [("instrument", "oboe", False)]),
     ("The courier still hasn't delivered #5520.", None, [("open order", "#5520", False)]),
     ("Turns out #5520 isn't coming after all.", None, [("open order", "#5520", True)]),
-    ("Waiters keep forgetting my strawberries allergy.", None, [("allergy", "strawberries", False)]),
+    ("Waiters keep forgetting my strawberries allergy.", None,
+     [("allergy", "strawberries", False)]),
     ("I've outgrown my strawberries allergy.", None, [("allergy", "strawberries", True)]),
     # a landmark, a part of town or a region is no value; a place is no person nor company
     ("We moved to Porto, into a flat on Flores Street.", None, [("home city", "Porto", False)]),
@@ -132,6 +133,13 @@ def test_the_discourse_principles(text, found):
     ("After the layoffs at Tidewater Systems, Maplewood Bakery hired me.", HOME,
      [("employer", "Maplewood Bakery", False)]),
     ("Reykjavik is behind us, Porto ahead.", HOME, [("home city", "Porto", False)]),
+    # the name beside its cue is the agent's; a name after another agent's noun is theirs
+    ("My sister Beatrix and her partner Sven dropped by.", None,
+     [("sister's name", "Beatrix", False)]),
+    ("Pepper (my dog) made friends with a beagle called Daisy.", None,
+     [("dog's name", "Pepper", False)]),
+    ("My pup Nugget and our cat Mittens finally get along.", None,
+     [("dog's name", "Nugget", False)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

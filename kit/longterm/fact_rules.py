@@ -83,7 +83,7 @@ from dataclasses import replace
 from kit.longterm.fact_discourse import (ALLERGY_ITSELF as _ALLERGY_ITSELF, DISLIKE as _DISLIKE,
                                          ME as _ME, answered, asked_change, daily_departure,
                                          distant_future, journey, recased, stated_ahead)
-from kit.longterm.fact_lexicon import (AGENT_NAMES, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
+from kit.longterm.fact_lexicon import (AGENT_NAMES, AGENTS, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
                                        LANDMARKS, ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
                                        SMALL_LETTERS)
@@ -156,6 +156,8 @@ _BRANCH = re.compile(r"\s+(?:office|offices|branch|team|site|campus|headquarters
 _SOMEONE_ORDERED = re.compile(r"\b(he|she|they|[A-Z][a-z]+)\s+(?:just\s+|also\s+)?(?:ordered|"
                               r"bought|placed|purchased)\b")
 _CLAUSE_OPENS = re.compile(r"(?:,|\band|\bbut|\bso)\s+$", re.I)  # "Bergen is behind us, Oslo"
+# another agent's noun right before a name: the name is that agent's ("her husband Mark")
+_OTHER_AGENT = re.compile(r"\b(" + AGENTS + r")(?:\s+(?:called|named))?,?\s+$", re.I)
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
 # a negated verb of action right after a value: the value acts, its link to the speaker
 # is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
@@ -168,7 +170,7 @@ _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*(?:it|that)(?:'s|\s+is|\s+was|\s+f
 # a name after "named" or "called": an agent's name, not a place
 _NAMED = re.compile(r"\b(?:nam(?:ed|e)|call(?:ed)?)\s+(?:(?:him|her|it|them|the\s+\w+)\s+)?$", re.I)
 # a name, then ", my (adjectives) cue": the cue after the comma is the name's
-_APPOSITION = re.compile(r"(?:'s)?\s*,\s+(?:my|our|the|a|his|her)\s+(?:[\w-]+\s+){0,3}")
+_APPOSITION = re.compile(r"(?:'s)?\s*[,(]\s*(?:my|our|the|a|his|her)\s+(?:[\w-]+\s+){0,3}")
 _NAME_WORD = re.compile(r"\bname(?:'s|\s+is|\s+was)?\s*$", re.I)     # "his name isn't Rex"
 # the other agent is the allergic one: "my sister is allergic to", "he has an allergy to"
 _THEIR_ALLERGY = re.compile(r"\b(?:is|was|are|'s|has|have|had|gets?|got|reacts?|reacted)\s+"
@@ -259,7 +261,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())], m.end())
             for m in _CUE.finditer(sentence)]
     where, first = [c[0] for c in cues], len(sentence) - len(sentence.lstrip())
-    named, pending = [], []
+    named, pending, bound = [], [], set()     # bound: a name beside its cue ("my dog Rex")
     for name, p in _names(sentence, stop):
         held = _held(known, name)
         if held:
@@ -282,8 +284,14 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 gap -= 1
             near = i - 1 if i and cues[i - 1][2] == gap else min(   # "my sister Ana": hers
                 (c for c in (i - 1, i) if 0 <= c < len(cues)), key=lambda c: abs(where[c] - p))
+            if i and cues[i - 1][2] == gap:
+                bound.add(p)
             if i < len(cues) and _APPOSITION.fullmatch(sentence, p + len(name), where[i]):
                 near = i                            # "Biscuit, my scruffy little terrier"
+                bound.add(p)
+            other = _OTHER_AGENT.search(sentence, max(0, p - 30), p)
+            if other and other.group(1).lower() not in _CUE_OF:
+                continue                            # "her husband Mark", "our cat Luna"
             elif _NAMED.search(sentence, max(0, p - 24), p):     # "named him Biscuit"
                 agents = [c for c in range(len(cues)) if cues[c][1] in AGENT_NAMES]
                 near = min(agents, key=lambda c: abs(where[c] - p)) if agents else near
@@ -430,7 +438,8 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
     keep, rank = {}, {}        # name-valued: the last value not denied and new, else ...
     for k, (_, attribute, value, no) in enumerate(out):
         if ATTRIBUTES[attribute][1] is None and attribute != "open order":
-            rank[k] = (not no,            # a company's name before a product's ("Slack"),
+            rank[k] = (not no, out[k][0] in bound,   # the name beside its cue, then
+                       # a company's name before a product's ("Slack"),
                        attribute != "employer" or value.rsplit(" ", 1)[-1] in ORGANISATIONS,
                        _held(known, value) != attribute)   # then a stored one is the old
             if attribute not in keep or rank[k] >= rank[keep[attribute]]:
