@@ -39,3 +39,22 @@ def test_the_phrasings_have_the_events_and_placeholders_of_the_templates():
             for t in templates:
                 assert t.count("{v}") == 1 and t.format(v="X", old="Y").count("X") >= 1, t
                 assert "{old}" not in t or event in ("city change", "drink change"), t
+
+
+def test_a_stored_home_or_employer_said_again_is_never_denied_nor_replaced():
+    """The write path hands the extractor the current facts on every turn: a statement of
+    the city or the employer (every split's and every phrasing's), read with that value
+    already stored, neither denies it nor states another value of it ("Everyone keeps
+    asking if I'll move, but I'm staying put in {v}" once made "Everyone" the city)."""
+    from kit.synthetic_changes import SPLITS, VALUES, split_templates
+    from test_fact_rules import read
+    events = {"city": "home city", "city again": "home city", "job": "employer"}
+    texts = [(e, t) for s in SPLITS if s != "blind-6" for e, ts in split_templates(s).items()
+             for t in ts] + [(e, t) for events_ in PHRASINGS.values()
+                             for e, ts in events_.items() for t in ts]
+    for event, template in texts:
+        if event in events:
+            attribute = events[event]
+            v = VALUES[attribute][2]
+            got = read(template.format(v=v), {v: attribute})
+            assert all(g[1] == v and not g[2] for g in got if g[0] == attribute), (template, got)
