@@ -80,6 +80,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
+from kit.longterm import fact_patterns as pat
 from kit.longterm.fact_discourse import (ALLERGY_ITSELF as _ALLERGY_ITSELF, DISLIKE as _DISLIKE,
                                          ME as _ME, answered, asked_change, daily_departure,
                                          distant_future, journey, recased, stated_ahead)
@@ -117,81 +118,21 @@ _CHANGE = re.compile(r"\b(?:" + CHANGE_VERBS + r")\b", re.I)
 _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
 _YOU = re.compile(r"\byou(?:r|rs|rself|'re|'ve|'d|'ll)?\b", re.I)
 _THEY = re.compile(r"\b(?:he|she|they)\b|\b(?:he|she|they)'", re.I)
-_THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|(?!(?:It|That|This|What|Here|There|Who|"
-                          r"Where|Order|Number)'s)[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
-                          r"mom|dad|partner|husband|wife|boss|colleague|neighbou?r|flatmate|"
-                          r"roommate)'s)\s+(?:\w+\s+)?(?i:orders?|purchases?)\b")
 _ORDER_WORD = re.compile(r"\b(?:orders?|purchases?|deliver(?:y|ies))\b", re.I)
 _ELLIPSIS = re.compile(r"\s*(?:(?:no|nope|nah)\W+)?(?:not|no)\s+(?:any\s*more|any\s*longer|"
                       r"longer|more|now|these\s+days)\s*", re.I)
-# the second term of a comparison of preference is the one not preferred: "kefir over
-# matcha", "more than matcha", "I prefer kefir to matcha"
-_COMPARED = re.compile(r"(?:\bover|\b(?:more|better|rather|sooner)\b[^,;:.]{0,30}?\bthan|"
-                       r"\bprefer\w*\s+\S+\s+to)\s+"
-                       r"(?:(?:my|the|any|good|old|plain|boring|usual)\s+){0,2}$", re.I)
 _NOT_THIS = re.compile(r"\s*(?:(?:and|but|though)\s+)?(?:not|never)\s+", re.I)  # "not sesame"
 # a naming word right after a negation ("isn't called Rex", "not his name", "isn't my sister")
 _NAMING = {a: re.compile(r"\s+(?:(?:be|been|actually|really|even|officially|his|her|its|my|our|"
                          r"the|a)\s+)*(?:" + words + r")\b", re.I)
            for a, words in AGENT_NAMES.items()}
-# a negation denies an order only when it is about the order itself: its coming, the need
-# for it ("#4411 isn't coming", "don't need #4411 any more"), not its tracking or delivery
-_ORDER_DENIED = re.compile(r"\b(?:com|happen|arriv|go|ship|need|want|proceed)\w*\b|"
-                           r"\b(?:any\s*more|no\s+more|any\s+longer|no\s+longer|after\s+all|"
-                           r"valid|on|open|real|mine)\b", re.I)
-# a verb that only undoes a purchase (cancel, forget, return) cures no allergy
-_UNDOES_ONLY = re.compile(r"\b(?:cancel\w*|forg[eo]t\w*|return\w*|refund\w*|scrap\w*|"
-                          r"drop\w*|ditch\w*|abandon\w*)\b", re.I)
-# a sentence that is only a change, its subject and object left out, is about the sentence
-# before: "#4411? Cancelled.", "Matcha? Gone."
-_BARE_UNDO = re.compile(r"\s*(?:(?:all|totally|completely|officially|just|now|long)\s+)?"
-                        r"(?:cancell?ed|refunded|returned|scrapped|gone|history|dead|"
-                        r"ditched|dropped)\s*", re.I)
-# another's possession before an agent's cue word: "my sister's dog", "her dog", "Tom's sister"
-_OTHERS_POSSESSION = re.compile(
-    r"(?:\b(?:his|her|their|your)|\b(?!(?:it|he|she|that|what|who|there|here|where|how|let|"
-    r"this|one|everyone)'s\b)([\w-]+)'s)\s+(?:(?!(?:my|our)\b)[\w-]+\s+){0,2}$", re.I)
-_BRANCH = re.compile(r"\s+(?:office|offices|branch|team|site|campus|headquarters|hq)\b", re.I)
-# someone else bought the order: "Leo ordered #9999", "she bought it, #9999"
-_SOMEONE_ORDERED = re.compile(r"\b(he|she|they|[A-Z][a-z]+)\s+(?:just\s+|also\s+)?(?:ordered|"
-                              r"bought|placed|purchased)\b")
-_CLAUSE_OPENS = re.compile(r"(?:,|\band|\bbut|\bso)\s+$", re.I)  # "Bergen is behind us, Oslo"
-# another agent's noun right before a name: the name is that agent's ("her husband Mark")
-_OTHER_AGENT = re.compile(r"\b(" + AGENTS + r")(?:\s+(?:called|named))?,?\s+$", re.I)
-_NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
-# a negated verb of action right after a value: the value acts, its link to the speaker
-# is not denied (not "be", "feel", "seem": "Oslo doesn't feel like home")
-_ACTS = re.compile(r"(?:'s)?\s+(?:(?:really|just|still|even|honestly)\s+)?(?:(?:do|does|did|has|"
-                   r"have|had|can|could|will|would|wo|ca)n't|(?:does|did|has|will|would)\s+not|"
-                   r"never)"
-                   r"\s+(?!(?:be|been|feel|felt|seem|seemed|look|looked|suit|feels|seems|looks|"
-                   r"suits|is|was)\b)[a-z]+", re.I)
 _DEIXIS = re.compile(r"\b(?:here|there)\b|^\s*(?:it|that)(?:'s|\s+is|\s+was|\s+feels)\b", re.I)
-# a name after "named" or "called": an agent's name, not a place
-_NAMED = re.compile(r"\b(?:nam(?:ed|e)|call(?:ed)?)\s+(?:(?:him|her|it|them|the\s+\w+)\s+)?$", re.I)
-# a name, then ", my (adjectives) cue": the cue after the comma is the name's
-_APPOSITION = re.compile(r"(?:'s)?\s*[,(]\s*(?:my|our|the|a|his|her)\s+(?:[\w-]+\s+){0,3}")
-_NAME_WORD = re.compile(r"\bname(?:'s|\s+is|\s+was)?\s*$", re.I)     # "his name isn't Rex"
-# the other agent is the allergic one: "my sister is allergic to", "he has an allergy to"
-_THEIR_ALLERGY = re.compile(r"\b(?:is|was|are|'s|has|have|had|gets?|got|reacts?|reacted)\s+"
-                            r"(?:\w+\s+)?(?:allergic|an?\s+(?:\w+\s+)?allergy|intolerant)", re.I)
-# a name after a place's preposition is a place: a home city or nothing, never a person's,
-# a pet's or (without an organisation word) a company's
-_PLACE = re.compile(r"\b(?:in|near|outside|around|based\s+in)\s+(?:the\s+)?$", re.I)
-_PART_OF_TOWN = re.compile(r"\s+(?:neighbou?rhood|district|area|quarter|suburb|side|borough|"
-                           r"street|road|avenue|park)\b", re.I)
-# a place after a place and a comma is its region: "Oslo, Norway"
-_REGION = re.compile(f"([{CAPITALS}][{SMALL_LETTERS}]+),\\s+$")
 _FROM = re.compile(r"\bfrom\s+(?:the\s+)?$", re.I)
 _TOWARDS = re.compile(r"\b(?:in|to|for|into|at|with|hello|hi|welcome)\s+(?:the\s+)?$", re.I)
 _AT = re.compile(r"\b(?:at|for|with|by|joined)\s+(?:the\s+)?$", re.I)
 _ORDER = re.compile(r"#[0-9]{3,8}\b")
 _NAME = re.compile(f"\\b[{CAPITALS}][{SMALL_LETTERS}]+"
                    f"(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*\\b(?!['\u2019]t\\b)")   # not "Don't"
-# a name that is the whole sentence, or with "it is", "now": the answer the sentence
-# before asked for ("Guess where we live now? Oslo!", "Moved! Oslo it is.")
-_ALONE = re.compile(f"[{CAPITALS}][{SMALL_LETTERS}]+(?:[ -][{CAPITALS}][{SMALL_LETTERS}]+)*"
-                    r"(?:\s+(?:it\s+is|it's|now|baby|here\s+we\s+come|for\s+the\s+win))?\s*")
 _NEXT_WORD = re.compile(r"\s+([\w']+)")
 # a sentence ends at . ! ? or, in chat written without stops, before a capitalised word
 # that opens sentences, after a lower-case one ("matcha all the way now How was your week?")
@@ -267,14 +208,14 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
         if held:
             named.append((p, held, name))           # a stored value is its own cue
             continue
-        region = _REGION.search(sentence, max(0, p - 40), p)
+        region = pat.REGION.search(sentence, max(0, p - 40), p)
         if (name.rsplit(" ", 1)[-1] in LANDMARKS and name.split(" ")[0] not in NAME_PREFIXES) \
-                or _PART_OF_TOWN.match(sentence, p + len(name)) \
+                or pat.PART_OF_TOWN.match(sentence, p + len(name)) \
                 or (region and not _held(known, region.group(1)) and region.group(1) not in stop
                     and region.group(1) not in ORGANISATIONS
                     and name.rsplit(" ", 1)[-1] not in ORGANISATIONS):
             continue        # "Frogner Park", "the Grunerlokka area", "Oslo, Norway": no value
-        place = _PLACE.search(sentence, max(0, p - 12), p) is not None     # "in Oslo"
+        place = pat.PLACE.search(sentence, max(0, p - 12), p) is not None     # "in Oslo"
         if name.rsplit(" ", 1)[-1] in ORGANISATIONS and (cues or topic or _AT.search(
                 sentence, max(0, p - 6), p)):
             named.append((p, "employer", name))
@@ -286,26 +227,26 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
                 (c for c in (i - 1, i) if 0 <= c < len(cues)), key=lambda c: abs(where[c] - p))
             if i and cues[i - 1][2] == gap:
                 bound.add(p)
-            if i < len(cues) and _APPOSITION.fullmatch(sentence, p + len(name), where[i]):
+            if i < len(cues) and pat.APPOSITION.fullmatch(sentence, p + len(name), where[i]):
                 near = i                            # "Biscuit, my scruffy little terrier"
                 bound.add(p)
-            other = _OTHER_AGENT.search(sentence, max(0, p - 30), p)
+            other = pat.OTHER_AGENT.search(sentence, max(0, p - 30), p)
             if other and other.group(1).lower() not in _CUE_OF:
                 continue                            # "her husband Mark", "our cat Luna"
-            elif _NAMED.search(sentence, max(0, p - 24), p):     # "named him Biscuit"
+            elif pat.NAMED.search(sentence, max(0, p - 24), p):     # "named him Biscuit"
                 agents = [c for c in range(len(cues)) if cues[c][1] in AGENT_NAMES]
                 near = min(agents, key=lambda c: abs(where[c] - p)) if agents else near
             if place and cues[near][1] != "home city":
                 continue                            # "my sister in Oslo": a place
-            owner = _OTHERS_POSSESSION.search(sentence, max(0, where[near] - 30), where[near]) \
+            owner = pat.OTHERS_POSSESSION.search(sentence, max(0, where[near] - 30), where[near]) \
                 if cues[near][1] in AGENT_NAMES else None
             if owner and owner.group(1) != name.split(" ")[0]:
                 continue                            # "my sister's dog Max": not mine
-            if cues[near][1] == "employer" and _BRANCH.match(sentence, p + len(name)):
+            if cues[near][1] == "employer" and pat.BRANCH.match(sentence, p + len(name)):
                 continue                            # "the Madrid office": a place
             named.append((p, cues[near][1], name))
         elif topic is not None and not (place and topic != "home city") and (
-                p != first or _ALONE.fullmatch(sentence, p)
+                p != first or pat.ALONE.fullmatch(sentence, p)
                                     or (not known_word(name.split(" ")[0])    # "Lisbon, since May"
                                         and sentence.startswith(",", p + len(name)))):
             named.append((p, topic, name))
@@ -390,25 +331,25 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             if new is None or (new != "employer" and value.rsplit(" ", 1)[-1] in ORGANISATIONS
                                ) or not (_TOWARDS.search(sentence, max(0, p - 12), p)
                                          or _opens(sentence, p)    # "...; Porto feels new"
-                                         or _CLAUSE_OPENS.search(sentence, max(0, p - 6), p)
-                                         or _NOW.search(sentence, *clause(ends, p))):
+                                         or pat.CLAUSE_OPENS.search(sentence, max(0, p - 6), p)
+                                         or pat.NOW.search(sentence, *clause(ends, p))):
                 continue
             attribute = new
         no = no or (cancelled and attribute == "open order")
         if no and k < len(by_negation) and by_negation[k] and attribute == "open order":
-            no = _ORDER_DENIED.search(sentence, *clause(ends, p)) is not None   # not "haven't
+            no = pat.ORDER_DENIED.search(sentence, *clause(ends, p)) is not None   # not "haven't
         if (no and k < len(by_negation) and by_negation[k] and attribute in LEAVABLE   # received"
-                and _ACTS.match(sentence, p + len(value))):
+                and pat.ACTS.match(sentence, p + len(value))):
             no = False                      # what the city or the company does: "Acme Labs
                                             # didn't appreciate me", "Oslo never sleeps"
         if attribute in PREFERENCES and not no:   # a dislike denies: "I hate matcha"
             if dislikes is None:
                 dislikes = [m.start() for m in _DISLIKE.finditer(sentence)]
             d = bisect.bisect_left(dislikes, p) - 1
-            no = (d >= 0 and dislikes[d] >= clause(ends, p)[0]) or _COMPARED.search(
+            no = (d >= 0 and dislikes[d] >= clause(ends, p)[0]) or pat.COMPARED.search(
                 sentence, max(clause(ends, p)[0], p - 60), p) is not None   # "X over Y"
         if no and attribute == "allergy" and not (k < len(by_negation) and by_negation[k]) \
-                and _UNDOES_ONLY.search(sentence, *clause(ends, p)):
+                and pat.UNDOES_ONLY.search(sentence, *clause(ends, p)):
             no = False                      # "restaurants forget my sesame allergy": no cure
         if no and attribute == "allergy":   # avoiding an allergen states the allergy
             if c not in itself:
@@ -418,18 +359,18 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
             if (c, attribute) not in itself:    # "our dog isn't called Rex" does
                 no_ = NEGATION.search(sentence, *clause(ends, p))
                 itself[c, attribute] = no_ is not None and (_NAMING[attribute].match(
-                    sentence, no_.end(), ends[c]) is not None or _NAME_WORD.search(
+                    sentence, no_.end(), ends[c]) is not None or pat.NAME_WORD.search(
                     sentence, max(clause(ends, p)[0], no_.start() - 20), no_.start()) is not None)
             no = itself[c, attribute]
         elif attribute == "open order":     # a number names an order that exists, the
             if "their order" not in itself:     # speaker's whoever acts on it ("the seller
-                itself["their order"] = _THEIR_ORDER.search(sentence) is not None or any(
+                itself["their order"] = pat.THEIR_ORDER.search(sentence) is not None or any(
                     m.group(1) not in stop or m.group(1) in others
-                    for m in _SOMEONE_ORDERED.finditer(sentence))
+                    for m in pat.SOMEONE_ORDERED.finditer(sentence))
             if itself["their order"]:       # cancelled #4411"), unless another's ("her order")
                 continue
         elif (markers.owner_is_other(p) and not _opens(sentence, p)   # "...; Oslo feels new"
-              and not (attribute == "allergy" and not _THEIR_ALLERGY.search(
+              and not (attribute == "allergy" and not pat.THEIR_ALLERGY.search(
                 sentence, max(0, markers.subject_end(p)), p))) or (
                 attribute not in PREFERENCES and k not in presumed
                 and (markers.hypothetical(p, clause(ends, p)[0]) or distant(p))):
@@ -532,7 +473,7 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
         def real(p: int) -> bool:
             return unreal is None or p <= unreal.start()
 
-        if not said and (_ELLIPSIS.fullmatch(sentence) or _BARE_UNDO.fullmatch(sentence) or (
+        if not said and (_ELLIPSIS.fullmatch(sentence) or pat.BARE_UNDO.fullmatch(sentence) or (
                 found[last:] and refers_back(
                 sentence, real))):
             found[last:] = [replace(c, negated=True) for c in found[last:]]
