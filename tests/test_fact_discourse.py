@@ -140,6 +140,9 @@ def test_the_discourse_principles(text, found):
      [("dog's name", "Pepper", False)]),
     ("My pup Nugget and our cat Mittens finally get along.", None,
      [("dog's name", "Nugget", False)]),
+    # "put down roots" settles; an adjective opening a sentence is no one's name
+    ("We've put down roots in Porto.", None, [("home city", "Porto", False)]),
+    ("Allergic to strawberries now, who knew.", None, [("allergy", "strawberries", False)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

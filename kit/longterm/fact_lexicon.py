@@ -92,7 +92,7 @@ LEAVE_VERBS = (
     r"keys|laptop)(?:\s+at)?|last\s+day\s+at|kick(?:s|ed|ing)?(?!\s+off\b)|"
     r"(?:gave|give|given|giving)\s+(?:it\s+|them\s+)?up(?:\s+on)?|"
     r"(?:gone|went|go|going)\s+(?:\w+\s+)?off|"
-    r"stop(?:s|ped|ping)?|put(?:s|ting)?\s+(?:\S+\s+){0,2}?down|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
+    r"stop(?:s|ped|ping)?|put(?:s|ting)?\s+(?:\S+\s+){0,2}?down(?!\s+roots)|outgr(?:ew|own)|gr(?:ew|own)\s+out\s+of|finish(?:ed)?\s+(?:up\s+)?at|"
     r"f[ae]ll(?:en)?\s+out\s+of\s+love\s+with|"
     # parting with a thing one owns ("I sold my Volvo", "got rid of the car")
     r"(?:sold|sells?|selling)(?=\s+(?:my|our|the|it|them|\S+\s+(?:to|for)\b))|got\s+rid\s+of|"

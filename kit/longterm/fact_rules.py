@@ -139,7 +139,8 @@ _NEXT_WORD = re.compile(r"\s+([\w']+)")
 _SENTENCE = re.compile(r"[^.!?\s](?:[^.!?\s]|\s(?!(?:" + SENTENCE_OPENERS + r")\b)|"
                        r"(?<![a-z,])\s)*")
 _OPENER = re.compile(f"\\s*([{CAPITALS}][{SMALL_LETTERS}]+(?: [{CAPITALS}][{SMALL_LETTERS}]+)*)"
-                     f"(?:'s)?\\s+[{SMALL_LETTERS}]")      # "Tom lives", "Leo's job", "Ana and"
+                     f"(?:'s)?\\s+(?!to\\b)"                                # not "Allergic
+                     f"[{SMALL_LETTERS}]")      # to": "Tom lives", "Leo's job", "Ana and"
 LEAVABLE = ("home city", "employer")   # stored values a change may name alone (``known``)
 _PREFIX_WORDS = 4      # a stored value is also named by its first 1 to 4 words ("Brightwater")
 
