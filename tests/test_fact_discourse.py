@@ -143,6 +143,13 @@ def test_the_discourse_principles(text, found):
     # "put down roots" settles; an adjective opening a sentence is no one's name
     ("We've put down roots in Porto.", None, [("home city", "Porto", False)]),
     ("Allergic to strawberries now, who knew.", None, [("allergy", "strawberries", False)]),
+    # litotes: a negated bad word or superlative praises or measures, it does not deny
+    ("Never a boring week living in Porto.", None, [("home city", "Porto", False)]),
+    ("Porto isn't the warmest place to live, but I love it here.", None,
+     [("home city", "Porto", False)]),
+    ("My job at Maplewood Bakery is not dull at all.", None,
+     [("employer", "Maplewood Bakery", False)]),
+    ("I don't live in Porto any more.", None, [("home city", "Porto", True)]),
     # a question's auxiliary after discourse markers; answered by the next sentence
     ("So, quick question: could you avoid strawberries at dinner? I'm allergic.", None,
      [("allergy", "strawberries", False)]),

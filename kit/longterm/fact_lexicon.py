@@ -191,7 +191,11 @@ NEGATED_ATTITUDES = (
     # and a negated failure praises ("hasn't let me down", "never disappoints")
     r"sure|certain|convinced|let\s+(?:me|us|you)\s+down|disappoint\w*|"
     r"fail(?:s|ed)?\s+(?:me|us|to\s+(?:impress|amaze|surprise|deliver))|fault\s+(?:it|them)|"
-    r"say|picture|see\s+(?:myself|ourselves|us|me)")
+    r"say|picture|see\s+(?:myself|ourselves|us|me)|"
+    # a negated bad word or a superlative is praise or a measure, not a denial (litotes):
+    # "life in Oslo isn't boring", "never a dull day", "isn't the cheapest", "don't hate"
+    r"(?:a|one)\s+(?:single\s+)?(?:dull|boring|bad|regret|complaint)|boring|dull|awful|"
+    r"terrible|horrible|hate|the\s+(?:most\s+\w+|\w+est)")
 # people and animals: a negation or a predicate whose subject is one of them is another
 # agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
 AGENTS = (
