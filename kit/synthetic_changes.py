@@ -57,6 +57,9 @@ from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
 from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
 from kit.synthetic_changes_blind4 import BLIND4_TEMPLATES
 from kit.synthetic_changes_blind5 import BLIND5_TEMPLATES
+from kit.synthetic_changes_blind6 import BLIND6_TEMPLATES
+from kit.synthetic_changes_blind7 import BLIND7_TEMPLATES
+from kit.synthetic_changes_blind8 import BLIND8_TEMPLATES
 from kit.validation import check_int
 
 __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "changing_set",
@@ -64,7 +67,9 @@ __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "cha
 
 KINDS = ("current", "unchanged", "as_of", "history", "abstention")
 _OWN_FILES = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES,  # splits of a file each
-              "blind-4": BLIND4_TEMPLATES, "blind-5": BLIND5_TEMPLATES}
+              "blind-4": BLIND4_TEMPLATES, "blind-5": BLIND5_TEMPLATES,
+              "blind-6": BLIND6_TEMPLATES, "blind-7": BLIND7_TEMPLATES,
+              "blind-8": BLIND8_TEMPLATES}
 SPLITS = ("development", "held-out", "blind", *_OWN_FILES)
 STORIES = ("move", "new job", "new allergy", "cancelled order", "preference reversed")
 _START = datetime.date(2023, 1, 9)

@@ -387,7 +387,8 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
     targets = [row for row in rows if row and row[-1] in ("yes", "NO")]
     beside = [row for row in rows if len(row) > 4 and row[-4] in ("<=", ">=")]  # held-out, blind
-    splits = ("blind", "blind-2", "blind-3", "blind-4", "blind-5")
+    from kit.synthetic_changes import SPLITS
+    splits = SPLITS[2:]                                 # every split after the first table's
     assert len(beside) == 5 * len(splits)      # one table beside the targets per split
     for table, split in ((beside[5 * i:5 * i + 5], s) for i, s in enumerate(splits)):
         after = [row for row in rows if row and row[0] == split]

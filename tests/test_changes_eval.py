@@ -9,10 +9,7 @@ from kit.change_eval import (POLICIES, change_table, check_change_targets, polic
 from kit.memory_eval import CachedMeasure
 from kit.synthetic_changes import (KINDS, SPLITS, TEMPLATES, ChangeQuestion,
                                    changing_conversation, changing_set, split_templates)
-from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
-from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
-from kit.synthetic_changes_blind4 import BLIND4_TEMPLATES
-from kit.synthetic_changes_blind5 import BLIND5_TEMPLATES
+from test_synthetic_changes_blind import BLIND
 from kit.tokens import cl100k_tokens
 
 
@@ -28,9 +25,7 @@ def _template_of(text):
     return found
 
 
-@pytest.mark.parametrize("split, half", [("development", 0), ("held-out", 1), ("blind", 2),
-                                         ("blind-2", 3), ("blind-3", 4), ("blind-4", 5),
-                                         ("blind-5", 6)])
+@pytest.mark.parametrize("split, half", [(split, half) for half, split in enumerate(SPLITS)])
 def test_a_conversation_uses_one_half_of_the_templates_and_is_long_enough(split, half):
     one = changing_conversation(3, split)
     assert one == changing_conversation(3, split)                   # same seed, same talk
@@ -53,14 +48,12 @@ def test_the_blind_split_mirrors_the_held_out_one_in_other_words():
     def words(text):                    # the phrasing without placeholders, case or punctuation
         return " ".join(re.findall(r"[a-z']+", re.sub(r"\{\w+\}", " ", text.lower())))
 
-    assert SPLITS == ("development", "held-out", "blind", "blind-2", "blind-3", "blind-4",
-                      "blind-5")
-    for split, own in (("blind-2", BLIND2_TEMPLATES), ("blind-3", BLIND3_TEMPLATES),
-                       ("blind-4", BLIND4_TEMPLATES), ("blind-5", BLIND5_TEMPLATES)):
+    assert SPLITS == ("development", "held-out", "blind", *BLIND)
+    for split, own in BLIND.items():
         assert split_templates(split) == {e: list(own[e]) for e in TEMPLATES}
     assert split_templates("blind") == {e: parts[2] for e, parts in TEMPLATES.items()}
     with pytest.raises(ValueError, match="split must be one of"):
-        split_templates("blind-9")
+        split_templates("blind-99")
     for event, parts in TEMPLATES.items():
         assert len(parts) == 3, event
         _, held, blind = parts

@@ -24,11 +24,21 @@ def read(text, known=None):
 # band, they were desperate for someone who plays the {v}" (the player is "someone who",
 # another agent's relative clause, though it is the speaker)
 MISREAD_TEMPLATES = {("blind-4", "instrument", 2)}
+# blind-6 to blind-8, measured once with the extractor of d131f79 (the rules as they stood
+# after blind-3 to blind-5 were read): these 20 of their 210 templates were read wrong
+MISREAD_TEMPLATES |= {
+    ("blind-6", "city", 2), ("blind-6", "city", 4), ("blind-6", "city again", 3),
+    ("blind-6", "order", 2), ("blind-6", "instrument", 2), ("blind-6", "instrument", 3),
+    ("blind-7", "order", 4), ("blind-7", "order cancel", 4), ("blind-7", "dog", 3),
+    ("blind-7", "instrument", 1), ("blind-7", "instrument", 3), ("blind-8", "city", 1),
+    ("blind-8", "city change", 4), ("blind-8", "job", 3), ("blind-8", "order", 4),
+    ("blind-8", "drink", 2), ("blind-8", "drink", 3), ("blind-8", "drink change", 2),
+    ("blind-8", "instrument", 2), ("blind-8", "instrument", 3)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
-# development data since (blind-6, the final test, is never read here)
-@pytest.mark.parametrize("split", [s for s in SPLITS if s != "blind-6"])
+# development data since
+@pytest.mark.parametrize("split", SPLITS)
 def test_every_template_of_the_development_splits_is_read(split):
     for event, templates in split_templates(split).items():
         for i, template in enumerate(templates):

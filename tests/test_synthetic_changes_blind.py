@@ -1,17 +1,15 @@
-"""The blind-2 to blind-5 templates (kit.synthetic_changes_blind2 to _blind5): each a file
+"""The blind-2 and later templates (kit.synthetic_changes_blind2 and on): each a file
 of its own with the same keys and placeholders as kit.synthetic_changes.TEMPLATES."""
+import importlib
 import string
 
 import pytest
 
-from kit.synthetic_changes import TEMPLATES
-from kit.synthetic_changes_blind2 import BLIND2_TEMPLATES
-from kit.synthetic_changes_blind3 import BLIND3_TEMPLATES
-from kit.synthetic_changes_blind4 import BLIND4_TEMPLATES
-from kit.synthetic_changes_blind5 import BLIND5_TEMPLATES
+from kit.synthetic_changes import SPLITS, TEMPLATES
 
-BLIND = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES, "blind-4": BLIND4_TEMPLATES,
-         "blind-5": BLIND5_TEMPLATES}
+# split -> its file's templates: "blind-2" -> kit.synthetic_changes_blind2.BLIND2_TEMPLATES ...
+BLIND = {s: getattr(importlib.import_module(f"kit.synthetic_changes_blind{s[6:]}"),
+                    f"BLIND{s[6:]}_TEMPLATES") for s in SPLITS if s.startswith("blind-")}
 
 
 def _fields(template):
