@@ -186,3 +186,51 @@ def test_a_double_negation_denies_nothing():
 def test_not_disliking_a_city_is_no_move():
     assert read("It's not that I don't like Lisbon.", STORED).get(
         ("home city", "Lisbon")) is not True
+
+
+# -- another person's fact, or a stored value beside a new one, made the speaker's ----
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="with Lisbon stored, the other speaker's city is taken as the "
+                          "user's new home city")
+def test_the_other_speakers_city_is_not_the_users():
+    got = extract_by_rules("Sam lives in Oslo, I live in Lisbon.", "user", speakers=("Sam",),
+                           known=STORED)
+    assert {(c.attribute, c.value) for c in got if not c.negated} <= {("home city", "Lisbon")}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="with Lisbon stored, the city one comes from becomes the home city")
+def test_where_one_comes_from_is_not_where_one_lives():
+    assert read("I'm from Oslo but I live in Lisbon.", STORED).get(("home city", "Oslo")) is None
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="an offer turned down states the employer")
+def test_an_offer_turned_down_is_no_new_job():
+    assert read("I got an offer from Oakridge Bank but I turned it down.").get(
+        ("employer", "Oakridge Bank")) is not False
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the name of the sister's dog is read as the sister's name")
+def test_the_sisters_dog_is_not_the_sister():
+    assert ("sister's name", "Eva") not in read("Eva is my sister's dog.")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="gapping: the sister's allergy is read as the user's")
+def test_the_sisters_allergy_after_a_gap_is_hers():
+    got = read("I'm allergic to penicillin, my sister to latex.")
+    assert got.get(("allergy", "penicillin")) is False and got.get(("allergy", "latex")) is None
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the sister's favourite drink is read as the user's")
+def test_the_sisters_favourite_is_hers():
+    assert ("favourite drink", "kefir") not in read("Kefir is my sister's favourite.")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="'Peanuts? Not allergic.' states a peanut allergy")
+def test_an_answer_not_allergic_denies_the_allergy():
+    assert read("Peanuts? Not allergic.").get(("allergy", "peanuts")) is not False
