@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="comma-separated extra splits, printed after the held-out and "
                              "development ones (default: every other split; '' for none)")
     args = parser.parse_args(argv)
-    extra = [s for s in args.splits.split(",") if s]
+    extra = list(dict.fromkeys(s.strip() for s in args.splits.split(",") if s.strip()))
+    if args.conversations < 1:           # named as the option, before anything runs
+        parser.error(f"--conversations must be >= 1, got {args.conversations}")
     bad = [s for s in extra if s not in SPLITS or s in _MAIN]
     if bad:
         others = ", ".join(s for s in SPLITS if s not in _MAIN)

@@ -216,13 +216,13 @@ class ChangeConversation:
 def split_templates(split: str) -> dict[str, list[str]]:
     """Event -> the templates of one split (one of :data:`SPLITS`): a part of
     :data:`TEMPLATES`, or for "blind-2" and later the templates of their own files
-    (:data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES` and so on). Raises ValueError
-    naming an unknown split."""
+    (:data:`~kit.synthetic_changes_blind2.BLIND2_TEMPLATES` and so on), as new lists (a
+    change to them changes no split). Raises ValueError naming an unknown split."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
     if split in _OWN_FILES:
         return {event: list(_OWN_FILES[split][event]) for event in TEMPLATES}
-    return {event: parts[SPLITS.index(split)] for event, parts in TEMPLATES.items()}
+    return {event: list(parts[SPLITS.index(split)]) for event, parts in TEMPLATES.items()}
 
 
 def _day_text(day: datetime.date) -> str:

@@ -134,7 +134,8 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
       messages that stated or closed them and every message naming one of their values
       (the assistant's "penicillin noted" repeats the secret);
     - ``words``: every message and fact whose text names a word, and the facts stated
-      by those messages;
+      by those messages (a message already :data:`FORGOTTEN` is not taken again: the
+      word "forgotten" takes nothing new);
     - ``everything``: every message and fact.
     Raises ValueError for none or more than one way, or an unknown fact id; TypeError
     for a fact id that is not an int or an ``everything`` that is not a bool."""
@@ -154,12 +155,13 @@ def choose(turns: Sequence[Message], facts: Sequence[Fact], *, fact: int | None 
                   (target.subject, target.attribute)]
         said = topic_pattern([f.value for f in chosen if f.value.strip()] or [target.text])
         numbers = {n for f in chosen for n in f.source + f.closed_by}
-        numbers |= {m.number for m in turns if said.search(m.content)}  # echoes, replies
+        numbers |= {m.number for m in turns if m.content != FORGOTTEN      # echoes, replies
+                    and said.search(m.content)}
         ids = [f.id for f in facts if f in chosen or said.search(f.text)
                or numbers & set(f.source)]
         return tuple(sorted(numbers)), tuple(ids), "fact"
-    pattern = topic_pattern(words)
-    numbers = {m.number for m in turns if pattern.search(m.content)}
+    pattern = topic_pattern(words)      # a text already forgotten is not taken again
+    numbers = {m.number for m in turns if m.content != FORGOTTEN and pattern.search(m.content)}
     chosen = [f.id for f in facts if pattern.search(f.text) or numbers & set(f.source)]
     return tuple(sorted(numbers)), tuple(chosen), "words"
 
