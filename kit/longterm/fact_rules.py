@@ -110,9 +110,11 @@ def _alternation(words) -> str:
 _WORDS = {word.lower(): attribute for attribute, (_, words) in ATTRIBUTES.items() if words
           for word in words}
 _CANONICAL = {word.lower(): word for _, words in ATTRIBUTES.values() if words for word in words}
-_WORD = re.compile(r"\b(?:" + _alternation(_WORDS) + r")\b", re.I)
+# ASCII case-folding only ((?a:...)): under re.I alone "i" also matches the dotless "ı"
+# and "s" the long "ſ", and the word found would be no key of the lexicon
+_WORD = re.compile(r"\b(?a:" + _alternation(_WORDS) + r")\b", re.I)
 _CUE_OF = {" ".join(w.split(".")): a for a, words in CUES.items() for w in words.split()}
-_CUE = re.compile(r"\b(?:" + _alternation(w.replace(" ", ".") for w in _CUE_OF) + r")\b(?!-)",
+_CUE = re.compile(r"\b(?a:" + _alternation(w.replace(" ", ".") for w in _CUE_OF) + r")\b(?!-)",
                   re.I)                # not "dog-sitting", "sister-in-law"
 _CHANGE = re.compile(r"\b(?:" + CHANGE_VERBS + r")\b", re.I)
 _CANCEL = re.compile(r"\b(?:" + CANCEL_VERBS + r")\b", re.I)
