@@ -109,3 +109,12 @@ def test_the_as_of_checker_accepts_two_designs_and_rejects_the_mistakes(capsys):
         with pytest.raises(CheckFailed) as caught:
             check_facts_as_of(wrong.answer)
         assert wrong.hint in str(caught.value)
+    # wrong answers that fail on the same first case as a registered mistake, with the same
+    # output there, but behave otherwise elsewhere: the rule, never that mistake's hint
+    for other in (lambda facts, day: [f for f in facts if f.valid_from < day and
+                                      (f.valid_to is None or day < f.valid_to)],  # start out
+                  lambda facts, day: [f for f in facts if f.valid_from <= day]):  # no end
+        with pytest.raises(CheckFailed) as caught:
+            check_facts_as_of(other)
+        assert "valid_from (inclusive) to valid_to (exclusive" in str(caught.value)
+        assert not any(w.hint in str(caught.value) for w in mistakes("as of"))
