@@ -384,9 +384,10 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     assert len(policies) == 10 and policies[0][:2] == ["held-out", "append-only"]
     fact = next(row for row in policies if row[0] == "held-out" and row[1:3] == ["fact", "memory"])
     assert fact[3:9] == ["100", "0", "100", "100", "100", "100"]
-    assert sum(line.endswith("yes") for line in done.stdout.splitlines()) == 5
-    targets = [row for row in rows if row and row[-1] in ("yes", "NO")]
-    beside = [row for row in rows if len(row) > 4 and row[-4] in ("<=", ">=")]  # held-out, blind
+    bounds = ("<=", ">=")
+    targets = [row for row in rows if len(row) > 3 and row[-3] in bounds]    # held-out: met
+    assert len(targets) == 5 and all(row[-1] == "yes" for row in targets)
+    beside = [row for row in rows if len(row) > 5 and row[-5] in bounds]  # held-out, blind
     from kit.synthetic_changes import SPLITS
     splits = SPLITS[2:]                                 # every split after the first table's
     assert len(beside) == 5 * len(splits)      # one table beside the targets per split
@@ -394,9 +395,12 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
         after = [row for row in rows if row and row[0] == split]
         assert [" ".join(row[1:-8]) for row in after] == ["append-only", "overwrite", "summary",
                                                           "recall", "fact memory"]
-        assert [row[-2] for row in table] == [row[-4] for row in targets]      # held-out column
-        assert [row[-1] for row in table] == [after[-1][3], after[-1][4], after[-1][5],
+        assert [row[-3] for row in table] == [row[-4] for row in targets]      # held-out column
+        assert [row[-2] for row in table] == [after[-1][3], after[-1][4], after[-1][5],
                                               after[-1][7], after[-1][8]]
+        assert [row[-1] for row in table] == [                           # met, by each bound
+            "yes" if (int(f) <= int(b) if op == "<=" else int(f) >= int(b)) else "NO"
+            for f, op, b in ((row[-2], row[-5], row[-4]) for row in table)]
     bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "budget" in bad.stderr
