@@ -4,6 +4,8 @@ scales linearly on adversarial input (issue 10, "super-linear parsers").
 Each case times one function in a fresh interpreter on an adversarial input of about
 30 kB and of about 300 kB (best of a few runs each, garbage collector paused) and asserts
 time(300 kB) / time(30 kB) <= 30: linear code gives about 10, quadratic code about 100.
+The fact extractor's cases, whose every sentence meets many patterns, use 10 kB and 100 kB
+(``SIZES`` in the case): the same factor of 10 between the two, a third of the time.
 It is a complexity property, not a speed target: the CPU time of the measuring process
 (another process taking the core does not count), the best of 5 and of 3 runs (a busy
 machine only adds time, so the minimum is the least disturbed run), and a bound three
@@ -40,7 +42,7 @@ def best(x, runs):
         gc.enable()
     return least
 
-small, large = make(30_000), make(300_000)
+small, large = (make(n) for n in globals().get("SIZES", (30_000, 300_000)))
 call(small)                 # warm up (imports, caches); the best of 3 absorbs the large's first
 print(json.dumps([best(small, 5), best(large, 3)]))
 """
@@ -92,28 +94,33 @@ CASES = {
     """,
     "fact rules: one sentence of many values, clauses and capitalised words": """
         from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
         make = lambda n: "I moved, " + "The Lisbon Home not #1234 sesame, " * (n // 35)
         call = extract_by_rules
     """,
     "fact rules: one clause of change verbs, negations, pronouns and values": """
         from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
         unit = "cancelled it Lisbon old matcha not without sent the #1234 back sesame "
         make = lambda n: "I work and " + unit * (n // 72)
         call = extract_by_rules
     """,
     "fact rules: a sentence of many values, then many 'Not anymore.'": """
         from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
         make = lambda n: "I love " + "matcha " * (n // 14) + ". " + "Not anymore. " * (n // 26)
         call = extract_by_rules
     """,
     "fact rules: negations after agents and idioms, conditions, subjects and openers": """
         from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
         unit = "the dog wouldn't believe my friend said if I never could Lisbon: Really  , Ana "
         make = lambda n: "I live in my sister " + unit * (n // 80)
         call = extract_by_rules
     """,
     "fact rules: stored values left, from-to, deixis and denials of the sentence before": """
         from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
         unit = ("We left Lisbon for Oslo. I live here. From Lisbon to Bergen. Not happening. "
                 "Cancel #1234? FLYING FROM LISBON next year Nugget ate How was your dog? ")
         make = lambda n: unit * (n // 146)
@@ -121,6 +128,7 @@ CASES = {
     """,
     "fact rules: a stored value of many words (a long name said in an earlier turn)": """
         from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
         make = lambda n: "Aa " * (n // 3)
         call = lambda value: extract_by_rules("We left it.", known={value: "home city"})
     """,
