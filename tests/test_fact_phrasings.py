@@ -14,7 +14,6 @@ MISREAD = {
     ('short', 'city again', 1),
     ('short', 'city again', 3),
     ('short', 'allergy new', 6),
-    ('short', 'order cancel', 1),
     ('short', 'drink change', 6),
     ('short', 'drink change', 7),
     ('short', 'dog', 0),

@@ -29,11 +29,11 @@ MISREAD_TEMPLATES = {("blind-4", "instrument", 2)}
 MISREAD_TEMPLATES |= {
     ("blind-6", "city", 2), ("blind-6", "city", 4), ("blind-6", "city again", 3),
     ("blind-6", "order", 2), ("blind-6", "instrument", 2), ("blind-6", "instrument", 3),
-    ("blind-7", "order", 4), ("blind-7", "order cancel", 4), ("blind-7", "dog", 3),
+    ("blind-7", "order", 4), ("blind-7", "dog", 3),
     ("blind-7", "instrument", 1), ("blind-7", "instrument", 3), ("blind-8", "city", 1),
     ("blind-8", "city change", 4), ("blind-8", "job", 3), ("blind-8", "order", 4),
-    ("blind-8", "drink", 2), ("blind-8", "drink", 3), ("blind-8", "drink change", 2),
-    ("blind-8", "instrument", 2), ("blind-8", "instrument", 3)}
+    ("blind-8", "drink", 2), ("blind-8", "drink change", 2),
+    ("blind-8", "instrument", 3)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
@@ -61,6 +61,15 @@ def misread(event, template):
     return None if right else got
 
 @pytest.mark.parametrize("text, found", [
+    # a clause of time, cause or fact under a question is presupposed, a modal one is not
+    ("Does the landlord mind when we practise the oboe late at night?",
+     [("instrument", "oboe", False)]),
+    ("Is it strange that I'd choose horchata over anything?",
+     [("favourite drink", "horchata", False)]),
+    ("Do you think that I should move to Oslo?", []),
+    # an undoing with no number undoes the number the turn named before it
+    ("Parcel #7302? Forget it. I cancelled it this morning.", [("open order", "#7302", True)]),
+    ("#7302 is history, rang the shop and killed the order.", [("open order", "#7302", True)]),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

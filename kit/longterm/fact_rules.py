@@ -82,16 +82,16 @@ from dataclasses import replace
 
 from kit.longterm import fact_patterns as pat
 from kit.longterm.fact_discourse import (ALLERGY_ITSELF as _ALLERGY_ITSELF, DISLIKE as _DISLIKE,
-                                         ME as _ME, answered, asked_change, daily_departure,
-                                         distant_future, journey, recased, stated_ahead)
+                                         ME as _ME, answered, asked_change, bind_unnumbered,
+                                         daily_departure, distant_future, journey, recased,
+                                         stated_ahead)
 from kit.longterm.fact_lexicon import (AGENT_NAMES, AGENTS, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
                                        CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
                                        LANDMARKS, ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
                                        SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
                                      denying_negation, first_word, imperative, known_word,
-                                     object_of,
-                                     ordinary_word, refers_back)
+                                     object_of, ordinary_word, refers_back)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -494,7 +494,7 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
     # again ("We're in Oslo now. Bergen feels far away.", "Kefir has dethroned matcha")
     stored = {**{v.lower(): a for v, a in known.items() if a in PREFERENCES}, **held}
     new = {c.attribute for c in found if not c.negated and _held(stored, c.value) != c.attribute}
-    return tuple(c for c in found if c.negated or c.attribute not in new
+    return tuple(c for c in bind_unnumbered(found) if c.negated or c.attribute not in new
                  or _held(stored, c.value) != c.attribute)
 
 

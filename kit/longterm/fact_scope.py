@@ -253,7 +253,11 @@ class Markers:
 
 _EMBEDDED = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:that\s+)?"
                        r"(?:i|we)\b"
-                       r"|\b(?:me|my|us|our)\s+\w+ing\b", re.I)   # "mind me playing": presupposed
+                       r"|\b(?:me|my|us|our)\s+\w+ing\b"   # "mind me playing": presupposed
+                       # a clause of time, cause or fact under the question is presupposed:
+                       # "Do they mind when I play the cello?", "Is it odd that I'd pick chai?"
+                       r"|\b(?:when|whenever|while|because|since|that)\s+(?:i|we)\b"
+                       r"(?!\s+(?:should|could|might|may|ought|must|will|shall)\b)", re.I)
 _FIRST_WORD = re.compile(r"\s*([\w']+)")
 # discourse markers before a question's auxiliary ("Oh, by the way: could you ...?")
 _LEAD = re.compile(r"\s*(?:(?:oh|so|hey|well|ok|okay|also|btw|anyway|quick\s+question|"
