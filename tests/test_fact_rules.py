@@ -27,10 +27,9 @@ MISREAD_TEMPLATES = {("blind-4", "instrument", 2)}
 # blind-6 to blind-8, measured once with the extractor of d131f79 (the rules as they stood
 # after blind-3 to blind-5 were read): these 20 of their 210 templates were read wrong
 MISREAD_TEMPLATES |= {
-    ("blind-6", "city", 2), ("blind-6", "city", 4), ("blind-6", "city again", 3),
-    ("blind-6", "order", 2), ("blind-6", "instrument", 2), ("blind-6", "instrument", 3),
-    ("blind-7", "order", 4), ("blind-7", "dog", 3),
-    ("blind-7", "instrument", 1), ("blind-7", "instrument", 3), ("blind-8", "city", 1),
+    ("blind-6", "city", 2), ("blind-6", "city", 4),
+    ("blind-6", "order", 2), ("blind-6", "instrument", 2),
+    ("blind-7", "instrument", 1), ("blind-8", "city", 1),
     ("blind-8", "city change", 4), ("blind-8", "job", 3), ("blind-8", "order", 4),
     ("blind-8", "drink", 2), ("blind-8", "drink change", 2),
     ("blind-8", "instrument", 3)}
@@ -70,6 +69,14 @@ def misread(event, template):
     # an undoing with no number undoes the number the turn named before it
     ("Parcel #7302? Forget it. I cancelled it this morning.", [("open order", "#7302", True)]),
     ("#7302 is history, rang the shop and killed the order.", [("open order", "#7302", True)]),
+    # a job title after a possessive is another's job, "living room" a room: no cue word
+    ("Rehearsals run late, my oboe teacher says I rush.", [("instrument", "oboe", False)]),
+    ("Curtains are up in the living room, #7302 came.", [("open order", "#7302", False)]),
+    ("I'm a nurse at Northgate Clinic.", [("employer", "Northgate Clinic", False)]),
+    # a word of sympathy before a name is no part of it; "not going anywhere" stays
+    ("Silly Waffles chased his tail, the daft dog.", [("dog's name", "Waffles", False)]),
+    ("My street in Tromso is lovely. Not going anywhere.", [("home city", "Tromso", False)]),
+    ("Tromso was home for years. Not anymore.", [("home city", "Tromso", True)]),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

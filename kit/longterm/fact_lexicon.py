@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
-           "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
-           "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
+           "CHANGE_VERBS", "COMMON_WORDS", "EPITHETS", "NAME_PREFIXES", "CAPITALS",
+           "SMALL_LETTERS", "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
            "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS", "LANDMARKS",
            "DISTANT_FUTURE"]
 
@@ -162,6 +162,10 @@ Center Mall Stadium Palace Harbour Harbor Port Way Place Row Terrace Close Court
 """.split())
 # common words that begin a place name: kept before a name ("New York", "Long Beach")
 NAME_PREFIXES = {"New", "Little", "Long", "Great"}
+# words of sympathy or affection put before a name, never a part of it ("Poor Rex has a
+# cold", "Silly Luna"): left out before another capitalised word (alone they may be a name)
+EPITHETS = {"Poor", "Silly", "Sweet", "Brave", "Lucky", "Naughty", "Cheeky", "Clever",
+            "Darling", "Lovely", "Dearest", "Grumpy", "Sleepy", "Lazy"}
 
 
 def _letters(test) -> str:

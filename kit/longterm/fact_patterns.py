@@ -11,9 +11,24 @@ import re
 from kit.longterm.fact_lexicon import AGENTS, CAPITALS, SMALL_LETTERS
 
 __all__ = ["ACTS", "ALONE", "APPOSITION", "BARE_UNDO", "BRANCH", "CLAUSE_OPENS", "COMPARED",
-           "NAMED", "NAME_WORD", "NOW", "ORDER_DENIED", "OTHERS_POSSESSION",
+           "NAMED", "NAME_WORD", "NO_CUE", "no_cue", "NOW", "ORDER_DENIED", "OTHERS_POSSESSION",
            "OTHER_AGENT", "PART_OF_TOWN", "PLACE", "REGION", "SOMEONE_ORDERED",
            "THEIR_ALLERGY", "THEIR_ORDER", "UNDOES_ONLY"]
+
+# a cue word that names no fact of the speaker's: a job title after a possessive is another
+# person's job ("my teacher says", "her piano teacher"; searched ending at the cue's end),
+# and "living" in a compound noun is a room ("the living room"; matched at the cue)
+NO_CUE = re.compile(r"\b(?:my|our|your|his|her|their)\s+(?:\w+\s+)?(?:analyst|engineer|"
+                    r"developer|designer|nurse|teacher|accountant|consultant|editor|"
+                    r"researcher|scientist|lawyer|architect|programmer|clerk|cashier)$|"
+                    r"living\s+rooms?\b", re.I)
+
+
+def no_cue(sentence: str, start: int, end: int) -> bool:
+    """True if the cue word at ``sentence[start:end]`` names no fact of the speaker's
+    (:data:`NO_CUE`): bounded windows, so linear over a sentence's cues."""
+    return bool(NO_CUE.match(sentence, start) or NO_CUE.search(sentence, max(0, start - 24), end))
+
 
 # another's order: "her order", "Leo's order" (not "it's order")
 THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|(?!(?:It|That|This|What|Here|There|Who|"

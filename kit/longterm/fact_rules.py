@@ -86,9 +86,9 @@ from kit.longterm.fact_discourse import (ALLERGY_ITSELF as _ALLERGY_ITSELF, DISL
                                          daily_departure, distant_future, journey, recased,
                                          stated_ahead)
 from kit.longterm.fact_lexicon import (AGENT_NAMES, AGENTS, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
-                                       CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
-                                       LANDMARKS, ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
-                                       SMALL_LETTERS)
+                                       CHANGE_VERBS, COMMON_WORDS, CUES, EPITHETS, LANDMARKS,
+                                       NAME_PREFIXES, ORGANISATIONS, PREFERENCES,
+                                       SENTENCE_OPENERS, SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
                                      denying_negation, first_word, imperative, known_word,
                                      object_of, ordinary_word, refers_back)
@@ -166,13 +166,13 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
             after = words[1] if len(words) > 1 else _NEXT_WORD.match(sentence, match.end())
             after = after if isinstance(after, str) else (after.group(1) if after else "")
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF
+                                  or (words[i] in EPITHETS and i + 1 < len(words))  # Poor Rex
                                   or (i == 0 and opening and (ordinary_word(words[0])
                                                               or imperative(words[0], after)))):
             if words[i] in NAME_PREFIXES and i + 1 < len(words) \
                     and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
                 break                              # "New York", "Long Beach": one name
-            start += len(words[i]) + 1
-            i += 1
+            start, i = start + len(words[i]) + 1, i + 1
         j = len(words)
         while j > i and words[j - 1] in stop:      # "Oakridge Bank Monday"
             j -= 1
@@ -201,7 +201,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
     cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())], m.end())
-            for m in _CUE.finditer(sentence)]
+            for m in _CUE.finditer(sentence) if not pat.no_cue(sentence, m.start(), m.end())]
     where, first = [c[0] for c in cues], len(sentence) - len(sentence.lstrip())
     named, pending, bound = [], [], set()     # bound: a name beside its cue ("my dog Rex")
     for name, p in _names(sentence, stop):
@@ -463,7 +463,8 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
         if question and _YOU.search(sentence) and not _ME.search(sentence):
             said, asked = [], said     # "Do you live in Lisbon?" asks about the listener
         elif before is None and _THEY.search(sentence) and not _ME.search(sentence):
-            said = []                  # "He is allergic to peanuts": about someone else
+            said = [s for s in said if s[1] == "open order"   # "He is allergic to peanuts"
+                    and not pat.SOMEONE_ORDERED.search(sentence)]   # is someone else's
         states = asks(sentence, question)
         if states is not None:         # "Should I move to Oslo?" asks, states nothing
             if _YOU.search(sentence) and said:   # "Could you check the menu for sesame?":
@@ -475,8 +476,7 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
             return unreal is None or p <= unreal.start()
 
         if not said and (_ELLIPSIS.fullmatch(sentence) or pat.BARE_UNDO.fullmatch(sentence) or (
-                found[last:] and refers_back(
-                sentence, real))):
+                found[last:] and refers_back(sentence, real))):
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
             continue                   # "Matcha? Not anymore.", "... I pulled it."

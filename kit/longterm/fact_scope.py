@@ -288,7 +288,8 @@ _BACK_NEGATION = re.compile(
     r"\s*(?:(?:no|nope|nah|well|so|oh|sadly|actually|yeah|and|but|honestly|yep)\W+)*"
     r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+will)?\s+)?(?:not|no\s+longer|never|isn't|"
     r"wasn't|won't|ain't)(?:\s+(?:really|even|so|actually|going\s+to|gonna|be))?"
-    r"(?:\s*$|\s+(?:(?:happen|go|com|arriv|proceed|continu|ship)ing|any\s*more|any\s+longer|"
+    r"(?:\s*$|\s+(?:(?:happen|go|com|arriv|proceed|continu|ship)ing(?!\s+anywhere)|"  # staying
+    r"any\s*more|any\s+longer|"
     r"longer|now|again|these\s+days|the\s+case|"
     r"true|a\s+thing|an\s+option|on|off|for\s+(?:me|us)|(?:my|our)\s+thing|needed|wanted|"
     r"valid|open)\b)", re.I)
