@@ -20,19 +20,14 @@ def read(text, known=None):
             for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"), known=known)]
 
 
-# (split, event, index): templates still read wrong, a record: "I joined a little community
-# band, they were desperate for someone who plays the {v}" (the player is "someone who",
-# another agent's relative clause, though it is the speaker)
-MISREAD_TEMPLATES = {("blind-4", "instrument", 2)}
-# blind-6 to blind-8, measured once with the extractor of d131f79 (the rules as they stood
-# after blind-3 to blind-5 were read): these 20 of their 210 templates were read wrong
-MISREAD_TEMPLATES |= {
-    ("blind-6", "city", 2), ("blind-6", "city", 4),
-    ("blind-6", "order", 2), ("blind-6", "instrument", 2),
-    ("blind-7", "instrument", 1), ("blind-8", "city", 1),
+# (split, event, index): templates still read wrong, a record. Of blind-6 to blind-8,
+# measured once with the extractor of d131f79, 20 of their 210 templates were read wrong;
+# these are left (blind-4's last one, "... desperate for someone who plays the {v}", is read
+# since a role the speaker filled by joining is theirs)
+MISREAD_TEMPLATES = {
+    ("blind-6", "city", 2), ("blind-6", "city", 4), ("blind-8", "city", 1),
     ("blind-8", "city change", 4), ("blind-8", "job", 3), ("blind-8", "order", 4),
-    ("blind-8", "drink", 2), ("blind-8", "drink change", 2),
-    ("blind-8", "instrument", 3)}
+    ("blind-8", "drink", 2), ("blind-8", "drink change", 2)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
@@ -77,6 +72,14 @@ def misread(event, template):
     ("Silly Waffles chased his tail, the daft dog.", [("dog's name", "Waffles", False)]),
     ("My street in Tromso is lovely. Not going anywhere.", [("home city", "Tromso", False)]),
     ("Tromso was home for years. Not anymore.", [("home city", "Tromso", True)]),
+    # a negation in a clause of purpose is an outcome avoided, not a denial; a result is
+    ("Taped #7302 to the fridge so I won't forget it.", [("open order", "#7302", False)]),
+    ("Tromso got too pricey so I don't live there any more.", [("home city", "Tromso", True)]),
+    # a role the speaker filled by joining is theirs; joining a group of leisure is no job
+    ("We joined a folk band; they needed somebody who plays the banjo, so here I am.",
+     [("instrument", "banjo", False)]),
+    ("My cousin's band needs someone who plays the banjo.", []),
+    ("I joined a choir on Mondays and Rachmaninoff is hard.", []),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

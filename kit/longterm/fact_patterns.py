@@ -17,11 +17,13 @@ __all__ = ["ACTS", "ALONE", "APPOSITION", "BARE_UNDO", "BRANCH", "CLAUSE_OPENS",
 
 # a cue word that names no fact of the speaker's: a job title after a possessive is another
 # person's job ("my teacher says", "her piano teacher"; searched ending at the cue's end),
-# and "living" in a compound noun is a room ("the living room"; matched at the cue)
+# "living" in a compound noun is a room ("the living room"; matched at the cue), and
+# joining a group of leisure is no job ("joined a choir", "joined an amateur group")
 NO_CUE = re.compile(r"\b(?:my|our|your|his|her|their)\s+(?:\w+\s+)?(?:analyst|engineer|"
                     r"developer|designer|nurse|teacher|accountant|consultant|editor|"
                     r"researcher|scientist|lawyer|architect|programmer|clerk|cashier)$|"
-                    r"living\s+rooms?\b", re.I)
+                    r"living\s+rooms?\b|join(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}(?:band|"
+                    r"orchestra|choir|ensemble|club|gym|quartet|trio|class|amateur)\b", re.I)
 
 
 def no_cue(sentence: str, start: int, end: int) -> bool:

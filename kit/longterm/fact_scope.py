@@ -100,7 +100,13 @@ _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine
 # clauses end at punctuation, before "but", and before "and" that opens a negated verb
 # phrase of its own ("waking up in Oslo and not hearing the trams": the negation is the
 # hearing's, not the living's)
+# ... and before a clause of purpose, whose negation is an outcome avoided ("wrote #52 down
+# so I don't lose it", "in order not to forget"; not a result: "so I don't live there any
+# more")
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)|"
+                         r"\s(?=(?:so|in\s+order)\s+(?:that\s+)?(?:(?:i|we)\s+(?:do|wo|ca|"
+                         r"would|could)n't|(?:i|we)\s+never|as\s+not|not)\b"
+                         r"(?![^,;.]{0,60}\bany\s*(?:more|longer)\b))|\s(?=lest\b)|"
                          r"\s(?=(?:and|yet)\s+(?:(?:i|i'm|we|we're|it|it's|still|just|even|"
                          r"really|honestly|now|so)\s+){0,2}(?:not|never|no\s+longer|"
                          r"(?:do|does|did|ca|can|could|wo|would|is|was|are|were|have|has|had)"
@@ -210,6 +216,15 @@ _MARKER = re.compile(
     r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
 
 
+# a role the speaker filled by joining: "I joined a band, they needed someone who plays the
+# oboe", "signed up for a choir short of people who sing ..., so here I am" (principle 5)
+_JOINED = re.compile(r"\b(?:i|we)(?:'ve|'d|\s+have|\s+had)?\s+(?:(?:just|recently|finally|"
+                     r"also)\s+)?(?:joined|signed\s+up|enrolled|auditioned)\b|"
+                     r"\bhere\s+i\s+am\b", re.I)
+_ROLE = re.compile(r"\b(?:someone|somebody|people|anyone|anybody|players?|members?)\s+who$",
+                   re.I)
+
+
 # what the speaker did not expect did happen: the "would" after it is no wish
 _SURPRISE = re.compile(r"\b(?:never|not|didn't|did\s+not)\s+(?:(?:have|ever|once|really)\s+)?"
                        r"(?:thought|imagined|expected|guessed|dreamed|dreamt|believed|pictured)"
@@ -223,11 +238,13 @@ class Markers:
     def __init__(self, sentence: str) -> None:
         self.subjects: list[tuple[int, bool]] = []       # (end, another agent's)
         self.unreal: list[int] = []
+        joined = _JOINED.search(sentence) is not None
         for m in _MARKER.finditer(sentence):
             if m.group("unreal"):
                 self.unreal.append(m.start())
-            else:
-                self.subjects.append((m.end(), m.group("agent") is not None))
+            else:                  # "I joined a band short of someone who plays": my role
+                role = joined and _ROLE.search(sentence, max(0, m.start() - 10), m.end())
+                self.subjects.append((m.end(), m.group("agent") is not None and not role))
         self._ends = [e for e, _ in self.subjects]
         for m in _SURPRISE.finditer(sentence):     # "I never thought I'd end up in Oslo"
             self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
