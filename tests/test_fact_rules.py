@@ -25,9 +25,8 @@ def read(text, known=None):
 # these are left (blind-4's last one, "... desperate for someone who plays the {v}", is read
 # since a role the speaker filled by joining is theirs)
 MISREAD_TEMPLATES = {
-    ("blind-6", "city", 2), ("blind-6", "city", 4), ("blind-8", "city", 1),
-    ("blind-8", "city change", 4), ("blind-8", "job", 3), ("blind-8", "order", 4),
-    ("blind-8", "drink", 2), ("blind-8", "drink change", 2)}
+    ("blind-6", "city", 2), ("blind-8", "job", 3), ("blind-8", "drink", 2),
+    ("blind-8", "drink change", 2)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
@@ -80,6 +79,14 @@ def misread(event, template):
      [("instrument", "banjo", False)]),
     ("My cousin's band needs someone who plays the banjo.", []),
     ("I joined a choir on Mondays and Rachmaninoff is hard.", []),
+    # an invitation to the speaker's home in a place: no condition on the place
+    ("If you ever find yourself in Tromso, our spare room is yours.",
+     [("home city", "Tromso", False)]),
+    ("If you move to Tromso, you can have my flat.", []),
+    ("If I move to Tromso, you can have my flat.", []),
+    # "mine's" is the speaker's; waking up in a place (every day) is living there
+    ("Mine's order #7302, still processing.", [("open order", "#7302", False)]),
+    ("Nothing beats waking up in Tromso.", [("home city", "Tromso", False)]),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

@@ -57,7 +57,7 @@ CUES = {
                  "unpacked unpacking local locals hometown emigrated new.place put.down.roots "
                  "packed.up upped.sticks our.bags my.bags my.place our.place spare.room "
                  "my.street our.street new.city new.town stayed.put staying.put still.in "
-                 "still.here.in here.in for.good",
+                 "still.here.in here.in for.good waking.up.in wake.up.in",
 }
 # last words that make a name an organisation's (so an employer, never a city or a pet)
 ORGANISATIONS = set("""

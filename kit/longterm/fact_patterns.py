@@ -32,9 +32,9 @@ def no_cue(sentence: str, start: int, end: int) -> bool:
     return bool(NO_CUE.match(sentence, start) or NO_CUE.search(sentence, max(0, start - 24), end))
 
 
-# another's order: "her order", "Leo's order" (not "it's order")
+# another's order: "her order", "Leo's order" (not "it's order", "mine's order": my one is)
 THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|(?!(?:It|That|This|What|Here|There|Who|"
-                         r"Where|Order|Number)'s)[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
+                         r"Where|Order|Number|Mine)'s)[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
                          r"mom|dad|partner|husband|wife|boss|colleague|neighbou?r|flatmate|"
                          r"roommate)'s)\s+(?:\w+\s+)?(?i:orders?|purchases?)\b")
 # the second term of a comparison of preference is the one not preferred: "kefir over

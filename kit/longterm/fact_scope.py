@@ -225,6 +225,15 @@ _ROLE = re.compile(r"\b(?:someone|somebody|people|anyone|anybody|players?|member
                    re.I)
 
 
+# an invitation: the listener's visit to a place where the speaker offers a home is no
+# condition on the place, it is where the speaker lives ("If you're ever passing through
+# Oslo, there's a sofa at my flat")
+_INVITED = re.compile(r"\bif(?=\s+you(?:'re|\s+are)?\s+(?:ever\s+)?(?:come|coming|pass|passing|"
+                      r"in|around|visit|visiting|through|over|up|down|find\s+yourself)\b"
+                      r"[^.!?]{0,80}?\b(?:my|our)\s+(?:place|flat|house|home|apartment|sofa|"
+                      r"couch|spare\s+room|door)\b)", re.I)
+
+
 # what the speaker did not expect did happen: the "would" after it is no wish
 _SURPRISE = re.compile(r"\b(?:never|not|didn't|did\s+not)\s+(?:(?:have|ever|once|really)\s+)?"
                        r"(?:thought|imagined|expected|guessed|dreamed|dreamt|believed|pictured)"
@@ -247,6 +256,8 @@ class Markers:
                 self.subjects.append((m.end(), m.group("agent") is not None and not role))
         self._ends = [e for e, _ in self.subjects]
         for m in _SURPRISE.finditer(sentence):     # "I never thought I'd end up in Oslo"
+            self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
+        for m in _INVITED.finditer(sentence):      # "If you're ever in Oslo, my sofa's yours"
             self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
         first = re.match(r"\s*(?:if|unless)\s+(?:i|we)\b", sentence, re.I)
         self.conditional = first is not None       # "If I moved to Berlin, I'd miss ..."
