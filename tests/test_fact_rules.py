@@ -25,8 +25,7 @@ def read(text, known=None):
 # these are left (blind-4's last one, "... desperate for someone who plays the {v}", is read
 # since a role the speaker filled by joining is theirs)
 MISREAD_TEMPLATES = {
-    ("blind-6", "city", 2), ("blind-8", "job", 3), ("blind-8", "drink", 2),
-    ("blind-8", "drink change", 2)}
+    ("blind-8", "job", 3), ("blind-8", "drink change", 2)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
@@ -87,6 +86,11 @@ def misread(event, template):
     # "mine's" is the speaker's; waking up in a place (every day) is living there
     ("Mine's order #7302, still processing.", [("open order", "#7302", False)]),
     ("Nothing beats waking up in Tromso.", [("home city", "Tromso", False)]),
+    # a negation of the alternatives affirms the one named; "here in" is the speaker's place
+    ("When there's cocoa I'm not drinking anything else.", [("favourite drink", "cocoa", False)]),
+    ("I don't drink cocoa.", [("favourite drink", "cocoa", True)]),
+    ("My landlady grew up here in Tromso and still loves it.", [("home city", "Tromso", False)]),
+    ("My landlady grew up in Tromso.", []),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

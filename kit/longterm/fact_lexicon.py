@@ -199,7 +199,9 @@ NEGATED_ATTITUDES = (
     # a negated bad word or a superlative is praise or a measure, not a denial (litotes):
     # "life in Oslo isn't boring", "never a dull day", "isn't the cheapest", "don't hate"
     r"(?:a|one)\s+(?:single\s+)?(?:dull|boring|bad|regret|complaint)|boring|dull|awful|"
-    r"terrible|horrible|hate|the\s+(?:most\s+\w+|\w+est)")
+    r"terrible|horrible|hate|the\s+(?:most\s+\w+|\w+est)|"
+    # a negation of the alternatives affirms the one named: "I'm not drinking anything else"
+    r"(?:\w+\s+)?(?:anything|anyone|anywhere)\s+else|(?:\w+\s+)?any\s+other")
 # people and animals: a negation or a predicate whose subject is one of them is another
 # agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
 AGENTS = (

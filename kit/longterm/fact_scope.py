@@ -211,7 +211,7 @@ _MARKER = re.compile(
     r")(?:'s)?\b(?!\s+(?:(?:here|there|back\s+home)\s+)?(?:at|from|in|of|with|for|and|"
     r"or|to|on|about|by)\b)"                 # "my neighbours (here) in Oslo": a noun phrase
     r"|\b(?:he|she|they)\b|(?<!guess\s)\bwho\b)"   # not "her", "their"; "guess who" is me
-    r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
+    r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bhere(?=\s+in\b))"  # here: mine
     r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"
     r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
 
