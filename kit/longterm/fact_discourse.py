@@ -225,10 +225,12 @@ def bind_unnumbered(found: list) -> list:
     """``found`` (candidates, in the turn's order) with each undone order of no number
     bound to the nearest order number named before it in the turn (principle 11)."""
     bound: list = []
+    named = -1                                   # the last numbered order's index in bound
     for c in found:
-        named = [i for i, o in enumerate(bound) if o.attribute == "open order" and o.value]
-        if c.attribute == "open order" and c.negated and not c.value and named:
-            bound[named[-1]] = replace(bound[named[-1]], negated=True)
-        else:
-            bound.append(c)
+        if c.attribute == "open order" and c.negated and not c.value and named >= 0:
+            bound[named] = replace(bound[named], negated=True)
+            continue
+        if c.attribute == "open order" and c.value:
+            named = len(bound)
+        bound.append(c)
     return bound
