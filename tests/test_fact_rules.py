@@ -91,6 +91,10 @@ def misread(event, template):
     ("I don't drink cocoa.", [("favourite drink", "cocoa", True)]),
     ("My landlady grew up here in Tromso and still loves it.", [("home city", "Tromso", False)]),
     ("My landlady grew up in Tromso.", []),
+    # "out for delivery" is on its way, "out" alone ends
+    ("The app says #7302 is out for delivery.", [("open order", "#7302", False)]),
+    ("Cocoa is out, horchata is in.", [("favourite drink", "cocoa", True),
+                                      ("favourite drink", "horchata", False)]),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

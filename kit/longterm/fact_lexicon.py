@@ -98,8 +98,9 @@ LEAVE_VERBS = (
     r"(?:sold|sells?|selling)(?=\s+(?:my|our|the|it|them|\S+\s+(?:to|for)\b))|got\s+rid\s+of|"
     r"(?:gave|give|giving)\s+away|trad(?:e|ed|ing)\s+in")
 # phrases that end what their subject (the value before them) names: "matcha is history"
+# (not "out for delivery": on its way)
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
-                   r"done|finished|out|over|closed|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
+                   r"done|finished|out(?!\s+for\s+deliver)|over|closed|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
                    r"in\s+the\s+past|behind\s+(?:me|us))|"
                    r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)|"
                    r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)|"
