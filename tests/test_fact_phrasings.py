@@ -13,7 +13,6 @@ MISREAD = {
     ('short', 'city again', 1),
     ('short', 'city again', 3),
     ('short', 'allergy new', 6),
-    ('short', 'drink change', 6),
     ('short', 'drink change', 7),
     ('short', 'dog', 0),
     ('replies', 'instrument', 4),

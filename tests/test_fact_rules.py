@@ -95,6 +95,8 @@ def misread(event, template):
     ("The app says #7302 is out for delivery.", [("open order", "#7302", False)]),
     ("Cocoa is out, horchata is in.", [("favourite drink", "cocoa", True),
                                       ("favourite drink", "horchata", False)]),
+    # chat's "Team X" sides with X: no person named Team
+    ("Team horchata these days.", [("favourite drink", "horchata", False)]),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

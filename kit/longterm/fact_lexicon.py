@@ -15,8 +15,8 @@ import re
 
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
            "CHANGE_VERBS", "COMMON_WORDS", "EPITHETS", "NAME_PREFIXES", "CAPITALS",
-           "SMALL_LETTERS", "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
-           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS", "LANDMARKS",
+           "SMALL_LETTERS", "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES",
+           "AGENT_NAMES", "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS", "LANDMARKS",
            "DISTANT_FUTURE"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
@@ -144,9 +144,11 @@ Everyone Everybody Someone Somebody Anyone Anybody Nobody None Noone People Folk
 Nothing Anything Each Both All Either Neither Whoever Whatever Whenever Wherever
 One Two Three Four Five Six Seven Eight Nine Ten Eleven Twelve Twenty Thirty Forty Fifty
 Hundred Thousand Half Dozen Couple Few Several
-""".split()) | set(  # interjections and chat abbreviations: never a name ("Mm", "Eek", "Ngl")
+""".split()) | set(  # interjections and chat abbreviations: never a name ("Mm", "Eek", "Ngl");
+    # "Team" too: chat's "I side with" ("Team kefir now")
     "Mm Mmm Hmm Hm Um Umm Uh Er Erm Meh Eek Ooh Oh Aw Aww Yikes Phew Oops Whoa Huh Ahh Eh "
-    "Tbh Ngl Omg Btw Fyi Imo Idk Lmao Rofl Yup Yep Nah Welp Ouch Ugh Argh Woohoo Hooray".split())
+    "Tbh Ngl Omg Btw Fyi Imo Idk Lmao Rofl Yup Yep Nah Welp Ouch Ugh Argh Woohoo Hooray "
+    "Team".split())
 # capitalised words that open a new sentence when chat leaves out the full stop before
 # them ("... all the way now How was your week?"); never inside a name
 SENTENCE_OPENERS = (r"It|It's|That|That's|This|He|She|They|We|We're|We've|You|There|Here|"
