@@ -97,6 +97,10 @@ def misread(event, template):
                                       ("favourite drink", "horchata", False)]),
     # chat's "Team X" sides with X: no person named Team
     ("Team horchata these days.", [("favourite drink", "horchata", False)]),
+    # "getting used to" grows accustomed; "used to" is a past habit
+    ("Still getting used to the ferries here in Tromso.", [("home city", "Tromso", False)]),
+    ("I used to drink cocoa, now it's horchata.", [("favourite drink", "cocoa", True),
+                                                   ("favourite drink", "horchata", False)]),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

@@ -110,7 +110,9 @@ SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:histo
                    r"(?:is|was|'s|are)\s+in\s+the\s+rear[\s-]?view(?:\s+mirror)?")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
-    r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
+    r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|instead\s+of|rather\s+than|"
+    # a past habit, not "getting used to" (growing accustomed: "getting used to Oslo")
+    r"(?<!get\s)(?<!gets\s)(?<!got\s)(?<!getting\s)(?<!am\s)(?<!'m\s)(?<!be\s)used\s+to|"
     r"in\s+place\s+of|(?:tak(?:e|es|en|ing)|took)\s+over\s+from|overt(?:ook|aken|akes)|"
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
     r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|(?<!same\s)old|former|previous|ex|"
