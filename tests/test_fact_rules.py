@@ -22,10 +22,10 @@ def read(text, known=None):
 
 # (split, event, index): templates still read wrong, a record. Of blind-6 to blind-8,
 # measured once with the extractor of d131f79, 20 of their 210 templates were read wrong;
-# these are left (blind-4's last one, "... desperate for someone who plays the {v}", is read
-# since a role the speaker filled by joining is theirs)
-MISREAD_TEMPLATES = {
-    ("blind-8", "job", 3), ("blind-8", "drink change", 2)}
+# one is left: "You'd laugh: the girl who lived on {old} has completely converted to {v}"
+# (the speaker named in the third person; blind-4's last one, "... desperate for someone
+# who plays the {v}", is read since a role the speaker filled by joining is theirs)
+MISREAD_TEMPLATES = {("blind-8", "drink change", 2)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
@@ -101,6 +101,10 @@ def misread(event, template):
     ("Still getting used to the ferries here in Tromso.", [("home city", "Tromso", False)]),
     ("I used to drink cocoa, now it's horchata.", [("favourite drink", "cocoa", True),
                                                    ("favourite drink", "horchata", False)]),
+    # "else" counts the speaker in, even in a question to the listener
+    ("Do you know anyone else who works at Northgate Clinic?",
+     [("employer", "Northgate Clinic", False)]),
+    ("Do you know anyone who works at Northgate Clinic?", []),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

@@ -51,7 +51,7 @@ __all__ = ["ALLERGY_ITSELF", "DISLIKE", "ME", "answered", "asked_change", "bind_
            "distant_future", "journey", "names_ahead", "recased", "stated_ahead"]
 
 # the speaker; a word of the allergy itself; a dislike (shared with fact_rules)
-ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
+ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'|\belse\s+who\b", re.I)
 ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
                             re.I)
 DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s|ed|ing)?|"

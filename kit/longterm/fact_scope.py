@@ -221,8 +221,9 @@ _MARKER = re.compile(
 _JOINED = re.compile(r"\b(?:i|we)(?:'ve|'d|\s+have|\s+had)?\s+(?:(?:just|recently|finally|"
                      r"also)\s+)?(?:joined|signed\s+up|enrolled|auditioned)\b|"
                      r"\bhere\s+i\s+am\b", re.I)
-_ROLE = re.compile(r"\b(?:someone|somebody|people|anyone|anybody|players?|members?)\s+who$",
-                   re.I)
+# ... and "else" counts the speaker in: "anyone else who works at Acme Labs?" (I do)
+_ROLE = re.compile(r"\b(?:someone|somebody|people|anyone|anybody|players?|members?)\s+"
+                   r"(else\s+)?who$", re.I)
 
 
 # an invitation: the listener's visit to a place where the speaker offers a home is no
@@ -252,7 +253,8 @@ class Markers:
             if m.group("unreal"):
                 self.unreal.append(m.start())
             else:                  # "I joined a band short of someone who plays": my role
-                role = joined and _ROLE.search(sentence, max(0, m.start() - 10), m.end())
+                role = _ROLE.search(sentence, max(0, m.start() - 15), m.end())
+                role = role is not None and (joined or role.group(1) is not None)
                 self.subjects.append((m.end(), m.group("agent") is not None and not role))
         self._ends = [e for e, _ in self.subjects]
         for m in _SURPRISE.finditer(sentence):     # "I never thought I'd end up in Oslo"
@@ -282,6 +284,7 @@ class Markers:
 _EMBEDDED = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:that\s+)?"
                        r"(?:i|we)\b"
                        r"|\b(?:me|my|us|our)\s+\w+ing\b"   # "mind me playing": presupposed
+                       r"|\belse\s+who\b"        # "anyone else who works at ...": I do
                        # a clause of time, cause or fact under the question is presupposed:
                        # "Do they mind when I play the cello?", "Is it odd that I'd pick chai?"
                        r"|\b(?:when|whenever|while|because|since|that)\s+(?:i|we)\b"
