@@ -47,8 +47,9 @@ from kit.longterm.fact_lexicon import (AGENT_NAMES, CUES, DISTANT_FUTURE, EMBEDD
                                        ORGANISATIONS, PREFERENCES)
 from kit.longterm.fact_scope import Markers, clauses, denying_negation
 
-__all__ = ["ALLERGY_ITSELF", "DISLIKE", "ME", "answered", "asked_change", "bind_unnumbered", "daily_departure",
-           "distant_future", "journey", "names_ahead", "recased", "stated_ahead"]
+__all__ = ["ALLERGY_ITSELF", "DISLIKE", "ME", "answered", "asked_change", "bind_unnumbered",
+           "daily_departure", "distant_future", "journey", "names_ahead", "recased",
+           "stated_ahead"]
 
 # the speaker; a word of the allergy itself; a dislike (shared with fact_rules)
 ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'|\belse\s+who\b", re.I)

@@ -16,8 +16,8 @@ import re
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
            "CHANGE_VERBS", "COMMON_WORDS", "EPITHETS", "NAME_PREFIXES", "CAPITALS",
            "SMALL_LETTERS", "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES",
-           "AGENT_NAMES", "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS", "LANDMARKS",
-           "DISTANT_FUTURE"]
+           "AGENT_NAMES", "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS",
+           "LANDMARKS", "DISTANT_FUTURE"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {
@@ -100,7 +100,8 @@ LEAVE_VERBS = (
 # phrases that end what their subject (the value before them) names: "matcha is history"
 # (not "out for delivery": on its way)
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
-                   r"done|finished|out(?!\s+for\s+deliver)|over|closed|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
+                   r"done|finished|out(?!\s+for\s+deliver)|over|closed|dead\s+to\s+me|"
+                   r"a\s+thing\s+of\s+the\s+past|"
                    r"in\s+the\s+past|behind\s+(?:me|us))|"
                    r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)|"
                    r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)|"
