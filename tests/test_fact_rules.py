@@ -20,20 +20,12 @@ def read(text, known=None):
             for c in extract_by_rules(text, "Maya", speakers=("Maya", "Leo"), known=known)]
 
 
-# (split, event, index): templates still read wrong, a record: "I joined a little community
-# band, they were desperate for someone who plays the {v}" (the player is "someone who",
-# another agent's relative clause, though it is the speaker)
-MISREAD_TEMPLATES = {("blind-4", "instrument", 2)}
-# blind-6 to blind-8, measured once with the extractor of d131f79 (the rules as they stood
-# after blind-3 to blind-5 were read): these 20 of their 210 templates were read wrong
-MISREAD_TEMPLATES |= {
-    ("blind-6", "city", 2), ("blind-6", "city", 4), ("blind-6", "city again", 3),
-    ("blind-6", "order", 2), ("blind-6", "instrument", 2), ("blind-6", "instrument", 3),
-    ("blind-7", "order", 4), ("blind-7", "order cancel", 4), ("blind-7", "dog", 3),
-    ("blind-7", "instrument", 1), ("blind-7", "instrument", 3), ("blind-8", "city", 1),
-    ("blind-8", "city change", 4), ("blind-8", "job", 3), ("blind-8", "order", 4),
-    ("blind-8", "drink", 2), ("blind-8", "drink", 3), ("blind-8", "drink change", 2),
-    ("blind-8", "instrument", 2), ("blind-8", "instrument", 3)}
+# (split, event, index): templates still read wrong, a record. Of blind-6 to blind-8,
+# measured once with the extractor of d131f79, 20 of their 210 templates were read wrong;
+# one is left: "You'd laugh: the girl who lived on {old} has completely converted to {v}"
+# (the speaker named in the third person; blind-4's last one, "... desperate for someone
+# who plays the {v}", is read since a role the speaker filled by joining is theirs)
+MISREAD_TEMPLATES = {("blind-8", "drink change", 2)}
 
 
 # every split: each blind one was measured once as the blind test, then read, and is
@@ -61,6 +53,58 @@ def misread(event, template):
     return None if right else got
 
 @pytest.mark.parametrize("text, found", [
+    # a clause of time, cause or fact under a question is presupposed, a modal one is not
+    ("Does the landlord mind when we practise the oboe late at night?",
+     [("instrument", "oboe", False)]),
+    ("Is it strange that I'd choose horchata over anything?",
+     [("favourite drink", "horchata", False)]),
+    ("Do you think that I should move to Oslo?", []),
+    # an undoing with no number undoes the number the turn named before it
+    ("Parcel #7302? Forget it. I cancelled it this morning.", [("open order", "#7302", True)]),
+    ("#7302 is history, rang the shop and killed the order.", [("open order", "#7302", True)]),
+    # a job title after a possessive is another's job, "living room" a room: no cue word
+    ("Rehearsals run late, my oboe teacher says I rush.", [("instrument", "oboe", False)]),
+    ("Curtains are up in the living room, #7302 came.", [("open order", "#7302", False)]),
+    ("I'm a nurse at Northgate Clinic.", [("employer", "Northgate Clinic", False)]),
+    # a word of sympathy before a name is no part of it; "not going anywhere" stays
+    ("Silly Waffles chased his tail, the daft dog.", [("dog's name", "Waffles", False)]),
+    ("My street in Tromso is lovely. Not going anywhere.", [("home city", "Tromso", False)]),
+    ("Tromso was home for years. Not anymore.", [("home city", "Tromso", True)]),
+    # a negation in a clause of purpose is an outcome avoided, not a denial; a result is
+    ("Taped #7302 to the fridge so I won't forget it.", [("open order", "#7302", False)]),
+    ("Tromso got too pricey so I don't live there any more.", [("home city", "Tromso", True)]),
+    # a role the speaker filled by joining is theirs; joining a group of leisure is no job
+    ("We joined a folk band; they needed somebody who plays the banjo, so here I am.",
+     [("instrument", "banjo", False)]),
+    ("My cousin's band needs someone who plays the banjo.", []),
+    ("I joined a choir on Mondays and Rachmaninoff is hard.", []),
+    # an invitation to the speaker's home in a place: no condition on the place
+    ("If you ever find yourself in Tromso, our spare room is yours.",
+     [("home city", "Tromso", False)]),
+    ("If you move to Tromso, you can have my flat.", []),
+    ("If I move to Tromso, you can have my flat.", []),
+    # "mine's" is the speaker's; waking up in a place (every day) is living there
+    ("Mine's order #7302, still processing.", [("open order", "#7302", False)]),
+    ("Nothing beats waking up in Tromso.", [("home city", "Tromso", False)]),
+    # a negation of the alternatives affirms the one named; "here in" is the speaker's place
+    ("When there's cocoa I'm not drinking anything else.", [("favourite drink", "cocoa", False)]),
+    ("I don't drink cocoa.", [("favourite drink", "cocoa", True)]),
+    ("My landlady grew up here in Tromso and still loves it.", [("home city", "Tromso", False)]),
+    ("My landlady grew up in Tromso.", []),
+    # "out for delivery" is on its way, "out" alone ends
+    ("The app says #7302 is out for delivery.", [("open order", "#7302", False)]),
+    ("Cocoa is out, horchata is in.", [("favourite drink", "cocoa", True),
+                                      ("favourite drink", "horchata", False)]),
+    # chat's "Team X" sides with X: no person named Team
+    ("Team horchata these days.", [("favourite drink", "horchata", False)]),
+    # "getting used to" grows accustomed; "used to" is a past habit
+    ("Still getting used to the ferries here in Tromso.", [("home city", "Tromso", False)]),
+    ("I used to drink cocoa, now it's horchata.", [("favourite drink", "cocoa", True),
+                                                   ("favourite drink", "horchata", False)]),
+    # "else" counts the speaker in, even in a question to the listener
+    ("Do you know anyone else who works at Northgate Clinic?",
+     [("employer", "Northgate Clinic", False)]),
+    ("Do you know anyone who works at Northgate Clinic?", []),
     # the nearest cue word names a name's attribute, in any order
     ("My sister and I moved to Lisbon.", [("home city", "Lisbon", False)]),
     ("My sister Ingrid and I moved to Bergen.", [("sister's name", "Ingrid", False),

@@ -31,22 +31,28 @@ time linear in the sentence's length:
    move went fine."): a name not after a place's preposition for an agent's cue word, a
    place after "in" or "to" for a word of moving; not when that sentence is negated or
    its cue only wished ("Ana called. I'd love a dog.").
+11. **Anaphora of a number** (:func:`bind_unnumbered`): an undoing that names no order
+   number ("I cancelled it", "killed the order") after a turn named one ("Order #52?
+   Gone. I cancelled it.") undoes that number, the nearest before it: one retraction,
+   not a second one of an unnamed order.
 """
 from __future__ import annotations
 
 import bisect
 import functools
 import re
+from dataclasses import replace
 
 from kit.longterm.fact_lexicon import (AGENT_NAMES, CUES, DISTANT_FUTURE, EMBEDDING_VERBS,
                                        ORGANISATIONS, PREFERENCES)
 from kit.longterm.fact_scope import Markers, clauses, denying_negation
 
-__all__ = ["ALLERGY_ITSELF", "DISLIKE", "ME", "answered", "asked_change", "daily_departure",
-           "distant_future", "journey", "names_ahead", "recased", "stated_ahead"]
+__all__ = ["ALLERGY_ITSELF", "DISLIKE", "ME", "answered", "asked_change", "bind_unnumbered",
+           "daily_departure", "distant_future", "journey", "names_ahead", "recased",
+           "stated_ahead"]
 
 # the speaker; a word of the allergy itself; a dislike (shared with fact_rules)
-ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'", re.I)
+ME = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bi'|\belse\s+who\b", re.I)
 ALLERGY_ITSELF = re.compile(r"\b(?:allerg\w*|react\w*|intoleran\w*|outgr\w*|gr[eo]w\w*\s+out)",
                             re.I)
 DISLIKE = re.compile(r"\b(?:hat(?:e|es|ed|ing)|dislik(?:e|es|ed|ing)|detest(?:s|ed|ing)?|"
@@ -214,3 +220,18 @@ def answered(sentence: str, asked: list[tuple[int, str, str, bool]]
         sentence)
     return [(p, a, v, False) for p, a, v, no in asked if not no and (
         (a == "allergy" and allergic) or (a in PREFERENCES and taken))]
+
+
+def bind_unnumbered(found: list) -> list:
+    """``found`` (candidates, in the turn's order) with each undone order of no number
+    bound to the nearest order number named before it in the turn (principle 11)."""
+    bound: list = []
+    named = -1                                   # the last numbered order's index in bound
+    for c in found:
+        if c.attribute == "open order" and c.negated and not c.value and named >= 0:
+            bound[named] = replace(bound[named], negated=True)
+            continue
+        if c.attribute == "open order" and c.value:
+            named = len(bound)
+        bound.append(c)
+    return bound

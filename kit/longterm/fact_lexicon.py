@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 
 __all__ = ["ATTRIBUTES", "CUES", "ORGANISATIONS", "CANCEL_VERBS", "LEAVE_VERBS", "SUBJECT_CHANGES",
-           "CHANGE_VERBS", "COMMON_WORDS", "NAME_PREFIXES", "CAPITALS", "SMALL_LETTERS",
-           "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES", "AGENT_NAMES",
-           "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS", "LANDMARKS",
-           "DISTANT_FUTURE"]
+           "CHANGE_VERBS", "COMMON_WORDS", "EPITHETS", "NAME_PREFIXES", "CAPITALS",
+           "SMALL_LETTERS", "NEGATED_ATTITUDES", "AGENTS", "HYPOTHETICAL", "PREFERENCES",
+           "AGENT_NAMES", "QUESTION_OPENERS", "EMBEDDING_VERBS", "EARLIER", "SENTENCE_OPENERS",
+           "LANDMARKS", "DISTANT_FUTURE"]
 
 # attribute -> (holds many values at once, word list or None for a capitalised name)
 ATTRIBUTES = {
@@ -57,7 +57,7 @@ CUES = {
                  "unpacked unpacking local locals hometown emigrated new.place put.down.roots "
                  "packed.up upped.sticks our.bags my.bags my.place our.place spare.room "
                  "my.street our.street new.city new.town stayed.put staying.put still.in "
-                 "still.here.in here.in for.good",
+                 "still.here.in here.in for.good waking.up.in wake.up.in",
 }
 # last words that make a name an organisation's (so an employer, never a city or a pet)
 ORGANISATIONS = set("""
@@ -98,8 +98,10 @@ LEAVE_VERBS = (
     r"(?:sold|sells?|selling)(?=\s+(?:my|our|the|it|them|\S+\s+(?:to|for)\b))|got\s+rid\s+of|"
     r"(?:gave|give|giving)\s+away|trad(?:e|ed|ing)\s+in")
 # phrases that end what their subject (the value before them) names: "matcha is history"
+# (not "out for delivery": on its way)
 SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:history|gone|"
-                   r"done|finished|out|over|closed|dead\s+to\s+me|a\s+thing\s+of\s+the\s+past|"
+                   r"done|finished|out(?!\s+for\s+deliver)|over|closed|dead\s+to\s+me|"
+                   r"a\s+thing\s+of\s+the\s+past|"
                    r"in\s+the\s+past|behind\s+(?:me|us))|"
                    r"lost\s+(?:all\s+)?(?:its|their)\s+(?:charm|appeal|magic|shine|spark|novelty)|"
                    r"(?:just\s+)?(?:faded|wore\s+off|fizzled\s+out)|"
@@ -109,7 +111,9 @@ SUBJECT_CHANGES = (r"used\s+to\s+be|(?:is|was|'s|are|were)\s+(?:now\s+)?(?:histo
                    r"(?:is|was|'s|are)\s+in\s+the\s+rear[\s-]?view(?:\s+mirror)?")
 # every verb, phrase or word that ends or undoes what its object names
 CHANGE_VERBS = CANCEL_VERBS + "|" + LEAVE_VERBS + (
-    r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|used\s+to|instead\s+of|rather\s+than|"
+    r"|(?:am|'m|is|are|'re)\s+off|" + SUBJECT_CHANGES + r"|instead\s+of|rather\s+than|"
+    # a past habit, not "getting used to" (growing accustomed: "getting used to Oslo")
+    r"(?<!get\s)(?<!gets\s)(?<!got\s)(?<!getting\s)(?<!am\s)(?<!'m\s)(?<!be\s)used\s+to|"
     r"in\s+place\s+of|(?:tak(?:e|es|en|ing)|took)\s+over\s+from|overt(?:ook|aken|akes)|"
     r"switch(?:ed|ing)?\s+(?:away\s+)?from|swap(?:s|ped|ping)?|trad(?:e|es|ed|ing)|"
     r"replac(?:e|es|ed|ing)(?!\s+(?:by|with)\b)|(?<!same\s)old|former|previous|ex|"
@@ -143,9 +147,11 @@ Everyone Everybody Someone Somebody Anyone Anybody Nobody None Noone People Folk
 Nothing Anything Each Both All Either Neither Whoever Whatever Whenever Wherever
 One Two Three Four Five Six Seven Eight Nine Ten Eleven Twelve Twenty Thirty Forty Fifty
 Hundred Thousand Half Dozen Couple Few Several
-""".split()) | set(  # interjections and chat abbreviations: never a name ("Mm", "Eek", "Ngl")
+""".split()) | set(  # interjections and chat abbreviations: never a name ("Mm", "Eek", "Ngl");
+    # "Team" too: chat's "I side with" ("Team kefir now")
     "Mm Mmm Hmm Hm Um Umm Uh Er Erm Meh Eek Ooh Oh Aw Aww Yikes Phew Oops Whoa Huh Ahh Eh "
-    "Tbh Ngl Omg Btw Fyi Imo Idk Lmao Rofl Yup Yep Nah Welp Ouch Ugh Argh Woohoo Hooray".split())
+    "Tbh Ngl Omg Btw Fyi Imo Idk Lmao Rofl Yup Yep Nah Welp Ouch Ugh Argh Woohoo Hooray "
+    "Team".split())
 # capitalised words that open a new sentence when chat leaves out the full stop before
 # them ("... all the way now How was your week?"); never inside a name
 SENTENCE_OPENERS = (r"It|It's|That|That's|This|He|She|They|We|We're|We've|You|There|Here|"
@@ -162,6 +168,10 @@ Center Mall Stadium Palace Harbour Harbor Port Way Place Row Terrace Close Court
 """.split())
 # common words that begin a place name: kept before a name ("New York", "Long Beach")
 NAME_PREFIXES = {"New", "Little", "Long", "Great"}
+# words of sympathy or affection put before a name, never a part of it ("Poor Rex has a
+# cold", "Silly Luna"): left out before another capitalised word (alone they may be a name)
+EPITHETS = {"Poor", "Silly", "Sweet", "Brave", "Lucky", "Naughty", "Cheeky", "Clever",
+            "Darling", "Lovely", "Dearest", "Grumpy", "Sleepy", "Lazy"}
 
 
 def _letters(test) -> str:
@@ -195,7 +205,9 @@ NEGATED_ATTITUDES = (
     # a negated bad word or a superlative is praise or a measure, not a denial (litotes):
     # "life in Oslo isn't boring", "never a dull day", "isn't the cheapest", "don't hate"
     r"(?:a|one)\s+(?:single\s+)?(?:dull|boring|bad|regret|complaint)|boring|dull|awful|"
-    r"terrible|horrible|hate|the\s+(?:most\s+\w+|\w+est)")
+    r"terrible|horrible|hate|the\s+(?:most\s+\w+|\w+est)|"
+    # a negation of the alternatives affirms the one named: "I'm not drinking anything else"
+    r"(?:\w+\s+)?(?:anything|anyone|anywhere)\s+else|(?:\w+\s+)?any\s+other")
 # people and animals: a negation or a predicate whose subject is one of them is another
 # agent's, not the speaker's ("the dog wouldn't come out", "my friend lives in Paris")
 AGENTS = (

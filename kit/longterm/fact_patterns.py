@@ -11,13 +11,30 @@ import re
 from kit.longterm.fact_lexicon import AGENTS, CAPITALS, SMALL_LETTERS
 
 __all__ = ["ACTS", "ALONE", "APPOSITION", "BARE_UNDO", "BRANCH", "CLAUSE_OPENS", "COMPARED",
-           "NAMED", "NAME_WORD", "NOW", "ORDER_DENIED", "OTHERS_POSSESSION",
+           "NAMED", "NAME_WORD", "NO_CUE", "no_cue", "NOW", "ORDER_DENIED", "OTHERS_POSSESSION",
            "OTHER_AGENT", "PART_OF_TOWN", "PLACE", "REGION", "SOMEONE_ORDERED",
            "THEIR_ALLERGY", "THEIR_ORDER", "UNDOES_ONLY"]
 
-# another's order: "her order", "Leo's order" (not "it's order")
+# a cue word that names no fact of the speaker's: a job title after a possessive is another
+# person's job ("my teacher says", "her piano teacher"; searched ending at the cue's end),
+# "living" in a compound noun is a room ("the living room"; matched at the cue), and
+# joining a group of leisure is no job ("joined a choir", "joined an amateur group")
+NO_CUE = re.compile(r"\b(?:my|our|your|his|her|their)\s+(?:\w+\s+)?(?:analyst|engineer|"
+                    r"developer|designer|nurse|teacher|accountant|consultant|editor|"
+                    r"researcher|scientist|lawyer|architect|programmer|clerk|cashier)$|"
+                    r"living\s+rooms?\b|join(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}(?:band|"
+                    r"orchestra|choir|ensemble|club|gym|quartet|trio|class|amateur)\b", re.I)
+
+
+def no_cue(sentence: str, start: int, end: int) -> bool:
+    """True if the cue word at ``sentence[start:end]`` names no fact of the speaker's
+    (:data:`NO_CUE`): bounded windows, so linear over a sentence's cues."""
+    return bool(NO_CUE.match(sentence, start) or NO_CUE.search(sentence, max(0, start - 24), end))
+
+
+# another's order: "her order", "Leo's order" (not "it's order", "mine's order": my one is)
 THEIR_ORDER = re.compile(r"\b(?:(?i:his|her|their)|(?!(?:It|That|This|What|Here|There|Who|"
-                         r"Where|Order|Number)'s)[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
+                         r"Where|Order|Number|Mine)'s)[A-Z][a-z]+'s|(?i:friend|sister|brother|mum|"
                          r"mom|dad|partner|husband|wife|boss|colleague|neighbou?r|flatmate|"
                          r"roommate)'s)\s+(?:\w+\s+)?(?i:orders?|purchases?)\b")
 # the second term of a comparison of preference is the one not preferred: "kefir over

@@ -82,16 +82,16 @@ from dataclasses import replace
 
 from kit.longterm import fact_patterns as pat
 from kit.longterm.fact_discourse import (ALLERGY_ITSELF as _ALLERGY_ITSELF, DISLIKE as _DISLIKE,
-                                         ME as _ME, answered, asked_change, daily_departure,
-                                         distant_future, journey, recased, stated_ahead)
+                                         ME as _ME, answered, asked_change, bind_unnumbered,
+                                         daily_departure, distant_future, journey, recased,
+                                         stated_ahead)
 from kit.longterm.fact_lexicon import (AGENT_NAMES, AGENTS, ATTRIBUTES, CANCEL_VERBS, CAPITALS,
-                                       CHANGE_VERBS, COMMON_WORDS, CUES, NAME_PREFIXES,
-                                       LANDMARKS, ORGANISATIONS, PREFERENCES, SENTENCE_OPENERS,
-                                       SMALL_LETTERS)
+                                       CHANGE_VERBS, COMMON_WORDS, CUES, EPITHETS, LANDMARKS,
+                                       NAME_PREFIXES, ORGANISATIONS, PREFERENCES,
+                                       SENTENCE_OPENERS, SMALL_LETTERS)
 from kit.longterm.fact_scope import (NEGATION, UNREAL, Markers, asks, clause, clauses,
                                      denying_negation, first_word, imperative, known_word,
-                                     object_of,
-                                     ordinary_word, refers_back)
+                                     object_of, ordinary_word, refers_back)
 from kit.longterm.facts import Candidate
 
 __all__ = ["ATTRIBUTES", "EXTRACT_PROMPT", "extract_by_rules", "extract_with_model",
@@ -168,13 +168,13 @@ def _names(sentence: str, stop: set[str]) -> list[tuple[str, int]]:
             after = words[1] if len(words) > 1 else _NEXT_WORD.match(sentence, match.end())
             after = after if isinstance(after, str) else (after.group(1) if after else "")
         while i < len(words) and (words[i] in stop or words[i].lower() in _CUE_OF
+                                  or (words[i] in EPITHETS and i + 1 < len(words))  # Poor Rex
                                   or (i == 0 and opening and (ordinary_word(words[0])
                                                               or imperative(words[0], after)))):
             if words[i] in NAME_PREFIXES and i + 1 < len(words) \
                     and words[i + 1] not in stop and words[i + 1].lower() not in _CUE_OF:
                 break                              # "New York", "Long Beach": one name
-            start += len(words[i]) + 1
-            i += 1
+            start, i = start + len(words[i]) + 1, i + 1
         j = len(words)
         while j > i and words[j - 1] in stop:      # "Oakridge Bank Monday"
             j -= 1
@@ -203,7 +203,7 @@ def _sentence(sentence: str, stop: set[str], topic: str | None, known: dict[str,
               for m in _WORD.finditer(sentence)]
     values += [(m.start(), "open order", m.group()) for m in _ORDER.finditer(sentence)]
     cues = [(m.start(), _CUE_OF[" ".join(m.group().lower().split())], m.end())
-            for m in _CUE.finditer(sentence)]
+            for m in _CUE.finditer(sentence) if not pat.no_cue(sentence, m.start(), m.end())]
     where, first = [c[0] for c in cues], len(sentence) - len(sentence.lstrip())
     named, pending, bound = [], [], set()     # bound: a name beside its cue ("my dog Rex")
     for name, p in _names(sentence, stop):
@@ -465,7 +465,8 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
         if question and _YOU.search(sentence) and not _ME.search(sentence):
             said, asked = [], said     # "Do you live in Lisbon?" asks about the listener
         elif before is None and _THEY.search(sentence) and not _ME.search(sentence):
-            said = []                  # "He is allergic to peanuts": about someone else
+            said = [s for s in said if s[1] == "open order"   # "He is allergic to peanuts"
+                    and not pat.SOMEONE_ORDERED.search(sentence)]   # is someone else's
         states = asks(sentence, question)
         if states is not None:         # "Should I move to Oslo?" asks, states nothing
             if _YOU.search(sentence) and said:   # "Could you check the menu for sesame?":
@@ -477,8 +478,7 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
             return unreal is None or p <= unreal.start()
 
         if not said and (_ELLIPSIS.fullmatch(sentence) or pat.BARE_UNDO.fullmatch(sentence) or (
-                found[last:] and refers_back(
-                sentence, real))):
+                found[last:] and refers_back(sentence, real))):
             found[last:] = [replace(c, negated=True) for c in found[last:]]
             last = len(found)          # denied once: "Not anymore. No more." is linear
             continue                   # "Matcha? Not anymore.", "... I pulled it."
@@ -496,7 +496,7 @@ def _read(text: str, speaker: str, speakers: tuple[str, ...],
     # again ("We're in Oslo now. Bergen feels far away.", "Kefir has dethroned matcha")
     stored = {**{v.lower(): a for v, a in known.items() if a in PREFERENCES}, **held}
     new = {c.attribute for c in found if not c.negated and _held(stored, c.value) != c.attribute}
-    return tuple(c for c in found if c.negated or c.attribute not in new
+    return tuple(c for c in bind_unnumbered(found) if c.negated or c.attribute not in new
                  or _held(stored, c.value) != c.attribute)
 
 

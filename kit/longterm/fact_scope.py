@@ -100,7 +100,13 @@ _TURN_BACK = re.compile(r"\b(?:without|refuse|resist|deny|help|wait|beat|imagine
 # clauses end at punctuation, before "but", and before "and" that opens a negated verb
 # phrase of its own ("waking up in Oslo and not hearing the trams": the negation is the
 # hearing's, not the living's)
+# ... and before a clause of purpose, whose negation is an outcome avoided ("wrote #52 down
+# so I don't lose it", "in order not to forget"; not a result: "so I don't live there any
+# more")
 _CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\s(?=(?:but|though|although|whereas)\b)|"
+                         r"\s(?=(?:so|in\s+order)\s+(?:that\s+)?(?:(?:i|we)\s+(?:do|wo|ca|"
+                         r"would|could)n't|(?:i|we)\s+never|as\s+not|not)\b"
+                         r"(?![^,;.]{0,60}\bany\s*(?:more|longer)\b))|\s(?=lest\b)|"
                          r"\s(?=(?:and|yet)\s+(?:(?:i|i'm|we|we're|it|it's|still|just|even|"
                          r"really|honestly|now|so)\s+){0,2}(?:not|never|no\s+longer|"
                          r"(?:do|does|did|ca|can|could|wo|would|is|was|are|were|have|has|had)"
@@ -205,9 +211,28 @@ _MARKER = re.compile(
     r")(?:'s)?\b(?!\s+(?:(?:here|there|back\s+home)\s+)?(?:at|from|in|of|with|for|and|"
     r"or|to|on|about|by)\b)"                 # "my neighbours (here) in Oslo": a noun phrase
     r"|\b(?:he|she|they)\b|(?<!guess\s)\bwho\b)"   # not "her", "their"; "guess who" is me
-    r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b)"
+    r"|(?P<me>\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\bhere(?=\s+in\b))"  # here: mine
     r"|(?P<unreal>\b(?:" + HYPOTHETICAL.replace("may|", "(?-i:may)|") + r")\b"
     r"(?!\s+say\b))", re.I)                                 # "I'd say Bergen is home" states
+
+
+# a role the speaker filled by joining: "I joined a band, they needed someone who plays the
+# oboe", "signed up for a choir short of people who sing ..., so here I am" (principle 5)
+_JOINED = re.compile(r"\b(?:i|we)(?:'ve|'d|\s+have|\s+had)?\s+(?:(?:just|recently|finally|"
+                     r"also)\s+)?(?:joined|signed\s+up|enrolled|auditioned)\b|"
+                     r"\bhere\s+i\s+am\b", re.I)
+# ... and "else" counts the speaker in: "anyone else who works at Acme Labs?" (I do)
+_ROLE = re.compile(r"\b(?:someone|somebody|people|anyone|anybody|players?|members?)\s+"
+                   r"(else\s+)?who$", re.I)
+
+
+# an invitation: the listener's visit to a place where the speaker offers a home is no
+# condition on the place, it is where the speaker lives ("If you're ever passing through
+# Oslo, there's a sofa at my flat")
+_INVITED = re.compile(r"\bif(?=\s+you(?:'re|\s+are)?\s+(?:ever\s+)?(?:come|coming|pass|passing|"
+                      r"in|around|visit|visiting|through|over|up|down|find\s+yourself)\b"
+                      r"[^.!?]{0,80}?\b(?:my|our)\s+(?:place|flat|house|home|apartment|sofa|"
+                      r"couch|spare\s+room|door)\b)", re.I)
 
 
 # what the speaker did not expect did happen: the "would" after it is no wish
@@ -223,13 +248,18 @@ class Markers:
     def __init__(self, sentence: str) -> None:
         self.subjects: list[tuple[int, bool]] = []       # (end, another agent's)
         self.unreal: list[int] = []
+        joined = _JOINED.search(sentence) is not None
         for m in _MARKER.finditer(sentence):
             if m.group("unreal"):
                 self.unreal.append(m.start())
-            else:
-                self.subjects.append((m.end(), m.group("agent") is not None))
+            else:                  # "I joined a band short of someone who plays": my role
+                role = _ROLE.search(sentence, max(0, m.start() - 15), m.end())
+                role = role is not None and (joined or role.group(1) is not None)
+                self.subjects.append((m.end(), m.group("agent") is not None and not role))
         self._ends = [e for e, _ in self.subjects]
         for m in _SURPRISE.finditer(sentence):     # "I never thought I'd end up in Oslo"
+            self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
+        for m in _INVITED.finditer(sentence):      # "If you're ever in Oslo, my sofa's yours"
             self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
         first = re.match(r"\s*(?:if|unless)\s+(?:i|we)\b", sentence, re.I)
         self.conditional = first is not None       # "If I moved to Berlin, I'd miss ..."
@@ -253,7 +283,12 @@ class Markers:
 
 _EMBEDDED = re.compile(r"\b(?:" + EMBEDDING_VERBS + r")\s+(?:you\s+|u\s+)?(?:that\s+)?"
                        r"(?:i|we)\b"
-                       r"|\b(?:me|my|us|our)\s+\w+ing\b", re.I)   # "mind me playing": presupposed
+                       r"|\b(?:me|my|us|our)\s+\w+ing\b"   # "mind me playing": presupposed
+                       r"|\belse\s+who\b"        # "anyone else who works at ...": I do
+                       # a clause of time, cause or fact under the question is presupposed:
+                       # "Do they mind when I play the cello?", "Is it odd that I'd pick chai?"
+                       r"|\b(?:when|whenever|while|because|since|that)\s+(?:i|we)\b"
+                       r"(?!\s+(?:should|could|might|may|ought|must|will|shall)\b)", re.I)
 _FIRST_WORD = re.compile(r"\s*([\w']+)")
 # discourse markers before a question's auxiliary ("Oh, by the way: could you ...?")
 _LEAD = re.compile(r"\s*(?:(?:oh|so|hey|well|ok|okay|also|btw|anyway|quick\s+question|"
@@ -284,7 +319,8 @@ _BACK_NEGATION = re.compile(
     r"\s*(?:(?:no|nope|nah|well|so|oh|sadly|actually|yeah|and|but|honestly|yep)\W+)*"
     r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+will)?\s+)?(?:not|no\s+longer|never|isn't|"
     r"wasn't|won't|ain't)(?:\s+(?:really|even|so|actually|going\s+to|gonna|be))?"
-    r"(?:\s*$|\s+(?:(?:happen|go|com|arriv|proceed|continu|ship)ing|any\s*more|any\s+longer|"
+    r"(?:\s*$|\s+(?:(?:happen|go|com|arriv|proceed|continu|ship)ing(?!\s+anywhere)|"  # staying
+    r"any\s*more|any\s+longer|"
     r"longer|now|again|these\s+days|the\s+case|"
     r"true|a\s+thing|an\s+option|on|off|for\s+(?:me|us)|(?:my|our)\s+thing|needed|wanted|"
     r"valid|open)\b)", re.I)
