@@ -60,6 +60,9 @@ from kit.synthetic_changes_blind5 import BLIND5_TEMPLATES
 from kit.synthetic_changes_blind6 import BLIND6_TEMPLATES
 from kit.synthetic_changes_blind7 import BLIND7_TEMPLATES
 from kit.synthetic_changes_blind8 import BLIND8_TEMPLATES
+from kit.synthetic_changes_blind9 import BLIND9_TEMPLATES
+from kit.synthetic_changes_blind10 import BLIND10_TEMPLATES
+from kit.synthetic_changes_blind11 import BLIND11_TEMPLATES
 from kit.validation import check_int
 
 __all__ = ["ChangeQuestion", "ChangeConversation", "changing_conversation", "changing_set",
@@ -69,7 +72,8 @@ KINDS = ("current", "unchanged", "as_of", "history", "abstention")
 _OWN_FILES = {"blind-2": BLIND2_TEMPLATES, "blind-3": BLIND3_TEMPLATES,  # splits of a file each
               "blind-4": BLIND4_TEMPLATES, "blind-5": BLIND5_TEMPLATES,
               "blind-6": BLIND6_TEMPLATES, "blind-7": BLIND7_TEMPLATES,
-              "blind-8": BLIND8_TEMPLATES}
+              "blind-8": BLIND8_TEMPLATES, "blind-9": BLIND9_TEMPLATES,
+              "blind-10": BLIND10_TEMPLATES, "blind-11": BLIND11_TEMPLATES}
 SPLITS = ("development", "held-out", "blind", *_OWN_FILES)
 STORIES = ("move", "new job", "new allergy", "cancelled order", "preference reversed")
 _START = datetime.date(2023, 1, 9)

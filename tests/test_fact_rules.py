@@ -28,9 +28,14 @@ def read(text, known=None):
 MISREAD_TEMPLATES = {("blind-8", "drink change", 2)}
 
 
-# every split: each blind one was measured once as the blind test, then read, and is
-# development data since
-@pytest.mark.parametrize("split", SPLITS)
+# blind-9 to blind-11: the blind test of this extractor (frozen at 0e79913), measured once
+# and never read: not required here, so nothing is ever tuned on them
+UNREAD = ("blind-9", "blind-10", "blind-11")
+
+
+# every other split: each blind one was measured once as the blind test of its day, then
+# read, and is development data since
+@pytest.mark.parametrize("split", [s for s in SPLITS if s not in UNREAD])
 def test_every_template_of_the_development_splits_is_read(split):
     for event, templates in split_templates(split).items():
         for i, template in enumerate(templates):
