@@ -13,16 +13,15 @@ from test_synthetic_changes_blind import BLIND
 from kit.tokens import cl100k_tokens
 
 
+_PATTERNS = [(half, re.compile(re.escape(t).replace(r"\{v\}", ".+")
+                               .replace(r"\{old\}", ".+")))
+             for half, split in enumerate(SPLITS)
+             for templates in split_templates(split).values() for t in templates]
+
+
 def _template_of(text):
     """The index (in SPLITS) of every split whose templates could have written ``text``."""
-    found = set()
-    for half, split in enumerate(SPLITS):
-        for templates in split_templates(split).values():
-            for t in templates:
-                pattern = re.escape(t).replace(r"\{v\}", ".+").replace(r"\{old\}", ".+")
-                if re.search(pattern, text):
-                    found.add(half)
-    return found
+    return {half for half, pattern in _PATTERNS if pattern.search(text)}
 
 
 @pytest.mark.parametrize("split, half", [(split, half) for half, split in enumerate(SPLITS)])
