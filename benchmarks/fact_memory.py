@@ -14,7 +14,8 @@ stale, values as of a date answerable, histories whole, abstentions right, never
 facts answerable (all in %), the mean context size; then the fact memory's targets on
 the held-out half; then, for each split of ``--splits`` beyond those two (every later split
 by default; "" for none), its own table and the fact memory's figures beside the held-out
-ones, with whether each meets its bound. With few conversations a figure moves in large
+ones, with whether each meets its bound; with two splits or more, the fact memory's figures
+on them pooled (every question of every split counted once) against the targets. With few conversations a figure moves in large
 steps (one question of 20 is 5 points). Stub models only: deterministic, offline, no timings.
 
 Usage: python benchmarks/fact_memory.py [--conversations 20] [--budget 2000]
@@ -23,6 +24,7 @@ Usage: python benchmarks/fact_memory.py [--conversations 20] [--budget 2000]
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from kit.change_eval import change_table, check_change_targets, run_changes
 from kit.synthetic_changes import SPLITS, changing_set
@@ -72,6 +74,15 @@ def main(argv: list[str] | None = None) -> None:
                       _pct(figure), _pct(other), "yes" if met else "NO"]
                      for (target, figure, bound, _), (_, other, _, met)
                      in zip(held, check_change_targets(got, split=split))]))
+    if len(more) > 1:               # the splits together: a figure of more questions
+        name = "pooled: " + ", ".join(more)
+        pooled = [replace(r, split=name) for got in more.values() for r in got]
+        print()
+        print(Table([f"fact memory, {name}", "figure %", "bound %", "met"],
+                    [[target, f"{100 * figure:.1f}",
+                      f"{'<=' if 'stale' in target else '>='} {100 * bound:.0f}",
+                      "yes" if met else "NO"]
+                     for target, figure, bound, met in check_change_targets(pooled, split=name)]))
 
 
 def _pct(figure: float | None) -> str:

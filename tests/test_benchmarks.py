@@ -387,8 +387,10 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
     fact = next(row for row in policies if row[0] == "held-out" and row[1:3] == ["fact", "memory"])
     assert fact[3:9] == ["100", "0", "100", "100", "100", "100"]
     bounds = ("<=", ">=")
-    targets = [row for row in rows if len(row) > 3 and row[-3] in bounds]    # held-out: met
-    assert len(targets) == 5 and all(row[-1] == "yes" for row in targets)
+    targets = [row for row in rows if len(row) > 3 and row[-3] in bounds]    # held-out, pooled
+    assert len(targets) == 10
+    targets = targets[:5]                                                    # held-out: met
+    assert all(row[-1] == "yes" for row in targets)
     beside = [row for row in rows if len(row) > 5 and row[-5] in bounds]  # held-out, blind
     assert len(beside) == 5 * len(splits)      # one table beside the targets per split
     for table, split in ((beside[5 * i:5 * i + 5], s) for i, s in enumerate(splits)):
@@ -401,6 +403,14 @@ def test_fact_memory_benchmark_prints_its_table_and_targets():
         assert [row[-1] for row in table] == [                           # met, by each bound
             "yes" if (int(f) <= int(b) if op == "<=" else int(f) >= int(b)) else "NO"
             for f, op, b in ((row[-2], row[-5], row[-4]) for row in table)]
+    pooled = rows[rows.index(["fact", "memory,", "pooled:", "blind-2,", "blind-11", "figure", "%",
+                              "bound", "%", "met"]) + 2:][:5]
+    per_split = [[float(row[-2]) for row in beside[5 * i:5 * i + 5]] for i in range(2)]
+    assert len(pooled) == 5 and all(min(a, b) - 0.5 <= float(row[-4]) <= max(a, b) + 0.5
+                                    for row, a, b in zip(pooled, *per_split))   # between
+    assert [row[-1] for row in pooled] == [
+        "yes" if (float(f) <= int(b) if op == "<=" else float(f) >= int(b)) else "NO"
+        for f, op, b in ((row[-4], row[-3], row[-2]) for row in pooled)]
     bad = subprocess.run([sys.executable, "benchmarks/fact_memory.py", "--budget", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "budget" in bad.stderr

@@ -118,3 +118,4 @@ def test_the_as_of_checker_accepts_two_designs_and_rejects_the_mistakes(capsys):
             check_facts_as_of(other)
         assert "valid_from (inclusive) to valid_to (exclusive" in str(caught.value)
         assert not any(w.hint in str(caught.value) for w in mistakes("as of"))
+    assert "should be the facts [2], got [1, 2]" in str(caught.value)  # ids on both sides

@@ -304,7 +304,9 @@ def check_facts_as_of(facts_as_of: Callable) -> None:
             same = [m.hint for m in mistakes(AS_OF)
                     if all(m.answer(f, d) == g for _, f, d, g in runs)]
             hint = "; or ".join(same) or _AS_OF_RULE
+            shown = ([f.id for f in got] if isinstance(got, list)
+                     and all(isinstance(f, Fact) for f in got) else got)   # ids, as want
             expect(False, f"Case: {why}, on {day}: should be the facts "
-                          f"{[f.id for f in want]}, got {safe_text(repr(got), 200)}. "
+                          f"{[f.id for f in want]}, got {safe_text(repr(shown), 200)}. "
                           f"Hint: {hint}.")
     passed("facts_as_of", len(runs))
