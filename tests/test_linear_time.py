@@ -132,6 +132,13 @@ CASES = {
         make = lambda n: "Aa " * (n // 3)
         call = lambda value: extract_by_rules("We left it.", known={value: "home city"})
     """,
+    "fact rules: invitations ('if you're in ... my door') among hypothetical words": """
+        from kit.longterm.fact_rules import extract_by_rules
+        SIZES = (10_000, 100_000)
+        unit = "if you in " * 7 + "my door "
+        make = lambda n: "I left Oslo and live in Bergen " + unit * (n // 78)
+        call = extract_by_rules
+    """,
     "facts: capitalised words after runs of spaces": """
         from kit.memory.facts import facts_in
         make = lambda n: ("a" + " " * 50 + "Zed") * (n // 54)

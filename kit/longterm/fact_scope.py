@@ -241,6 +241,12 @@ _SURPRISE = re.compile(r"\b(?:never|not|didn't|did\s+not)\s+(?:(?:have|ever|once
                        r"\s+(?:that\s+)?(?:i|we)(?:'d|\s+would|\s+could)", re.I)
 
 
+def _inside(spans: list[tuple[int, int]], position: int) -> bool:
+    """True if ``position`` lies in one of ``spans`` (sorted, not overlapping)."""
+    i = bisect.bisect_right(spans, (position, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= position < spans[i][1]
+
+
 class Markers:
     """The subjects and the hypothetical words of one sentence, found once; then
     :meth:`owner_is_other` and :meth:`hypothetical` look a value's position up."""
@@ -257,10 +263,12 @@ class Markers:
                 role = role is not None and (joined or role.group(1) is not None)
                 self.subjects.append((m.end(), m.group("agent") is not None and not role))
         self._ends = [e for e, _ in self.subjects]
-        for m in _SURPRISE.finditer(sentence):     # "I never thought I'd end up in Oslo"
-            self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
-        for m in _INVITED.finditer(sentence):      # "If you're ever in Oslo, my sofa's yours"
-            self.unreal = [u for u in self.unreal if not m.start() <= u < m.end()]
+        # "I never thought I'd end up in Oslo", "If you're ever in Oslo, my sofa's yours":
+        # each pattern's spans do not overlap, so a bisection per word (linear, not the
+        # product of spans and words)
+        for pattern in (_SURPRISE, _INVITED):
+            spans = [m.span() for m in pattern.finditer(sentence)]
+            self.unreal = [u for u in self.unreal if not _inside(spans, u)]
         first = re.match(r"\s*(?:if|unless)\s+(?:i|we)\b", sentence, re.I)
         self.conditional = first is not None       # "If I moved to Berlin, I'd miss ..."
 
