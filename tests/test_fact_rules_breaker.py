@@ -115,74 +115,39 @@ def test_an_order_not_arrived_is_still_open():
     assert read("Order #5521 hasn't arrived yet.") == {("open order", "#5521"): False}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="what the company does ('is not hiring') denies the speaker's stored "
-                          "employer")
-def test_a_company_not_hiring_still_employs_the_speaker():
-    assert read("Brightwater Labs is not hiring.", STORED).get(
-        ("employer", "Brightwater Labs")) is not True
+# a stored value the sentence keeps, read as denied: (sentence, (attribute, value), what
+# the rules do), each a strict xfail
+DENIED = [
+    ("Brightwater Labs is not hiring.", ("employer", "Brightwater Labs"),
+     "what the company does ('is not hiring') denies the speaker's stored employer"),
+    ("I don't work at Brightwater Labs on Fridays.", ("employer", "Brightwater Labs"),
+     "'not on Fridays' denies the employer"),
+    ("I'm not at Brightwater Labs today, I'm sick.", ("employer", "Brightwater Labs"),
+     "'not at work today' denies the employer"),
+    ("I can't play the cello today because my finger hurts.", ("instrument", "cello"),
+     "'can't play today' denies the instrument"),
+    ("I never miss my matcha in the morning.", ("favourite drink", "matcha"),
+     "'never miss my matcha' (litotes) denies the drink"),
+    ("I no longer drink matcha every day but it's still my favourite.",
+     ("favourite drink", "matcha"),
+     "'no longer every day but still my favourite' denies it"),
+    ("I haven't had matcha in days and I miss it.", ("favourite drink", "matcha"),
+     "'haven't had it in days and I miss it' denies it"),
+    ("My dog Rex isn't a puppy anymore.", ("dog's name", "Rex"),
+     "'isn't a puppy anymore' denies the dog's name"),
+    ("I never said I don't live in Lisbon.", ("home city", "Lisbon"),
+     "a double negation ('never said I don't live') denies the home city"),
+    ("It's not that I don't like Lisbon.", ("home city", "Lisbon"),
+     "'It's not that I don't like Lisbon' denies the home city"),
+]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'not on Fridays' denies the employer")
-def test_a_day_off_is_no_resignation():
-    assert read("I don't work at Brightwater Labs on Fridays.", STORED).get(
-        ("employer", "Brightwater Labs")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'not at work today' denies the employer")
-def test_a_sick_day_is_no_resignation():
-    assert read("I'm not at Brightwater Labs today, I'm sick.", STORED).get(
-        ("employer", "Brightwater Labs")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'can't play today' denies the instrument")
-def test_a_sore_finger_is_no_change_of_instrument():
-    assert read("I can't play the cello today because my finger hurts.", STORED).get(
-        ("instrument", "cello")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'never miss my matcha' (litotes) denies the drink")
-def test_never_missing_a_drink_keeps_it():
-    assert read("I never miss my matcha in the morning.", STORED).get(
-        ("favourite drink", "matcha")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'no longer every day but still my favourite' denies it")
-def test_still_the_favourite_after_but():
-    assert read("I no longer drink matcha every day but it's still my favourite.", STORED).get(
-        ("favourite drink", "matcha")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'haven't had it in days and I miss it' denies it")
-def test_missing_a_drink_keeps_it():
-    assert read("I haven't had matcha in days and I miss it.", STORED).get(
-        ("favourite drink", "matcha")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'isn't a puppy anymore' denies the dog's name")
-def test_a_dog_grown_up_keeps_its_name():
-    assert read("My dog Rex isn't a puppy anymore.", STORED).get(("dog's name", "Rex")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a double negation ('never said I don't live') denies the home city")
-def test_a_double_negation_denies_nothing():
-    assert read("I never said I don't live in Lisbon.", STORED).get(
-        ("home city", "Lisbon")) is not True
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="'It's not that I don't like Lisbon' denies the home city")
-def test_not_disliking_a_city_is_no_move():
-    assert read("It's not that I don't like Lisbon.", STORED).get(
-        ("home city", "Lisbon")) is not True
+@pytest.mark.parametrize("text, key", [
+    pytest.param(text, key, marks=pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                    reason=reason))
+    for text, key, reason in DENIED])
+def test_a_stored_value_the_sentence_keeps_is_not_denied(text, key):
+    assert read(text, STORED).get(key) is not True
 
 
 # -- another person's fact, or a stored value beside a new one, made the speaker's ----
