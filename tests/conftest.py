@@ -6,6 +6,7 @@ OSError("network access blocked in tests: <address>"). Kernels started by
 nbval or nbclient are separate processes and are not affected.
 """
 import ipaddress
+import itertools
 import socket
 
 import pytest
@@ -102,3 +103,29 @@ def redis_url():
         if os.environ.get(REQUIRE_REDIS) == "1":
             pytest.fail(f"{REQUIRE_REDIS}=1 but {exc}")
         pytest.skip(str(exc))
+
+
+_STORE_PREFIXES = itertools.count()
+
+
+@pytest.fixture
+def make_store(request, tmp_path):
+    """``make_store(kind, prefix="test", **kwargs)``: a fresh session store of ``kind``,
+    "sqlite" (``tmp_path / "chat.db"``, ``kwargs`` to ``SQLiteSessionStore``) or "redis"
+    (the test session's Redis, its keys under a prefix of its own); closed after the test."""
+    made = []
+
+    def make(kind, prefix="test", **kwargs):
+        if kind == "sqlite":
+            from kit.serve import SQLiteSessionStore
+            store = SQLiteSessionStore(tmp_path / "chat.db", **kwargs)
+        else:
+            from kit.serve.redis_store import RedisSessionStore
+            store = RedisSessionStore(request.getfixturevalue("redis_url"),
+                                      prefix=f"{prefix}{next(_STORE_PREFIXES)}")
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        store.close()

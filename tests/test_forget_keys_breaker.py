@@ -2,29 +2,18 @@
 with a key before and after a forget, a forget that takes nothing (nothing written,
 the digests kept), a forget by the word "forgotten" (the placeholder is no text), a key
 whose turn still holds the session; both stores (SQLite and a real Redis)."""
-import itertools
-
 import pytest
 
 pytest.importorskip("starlette", reason="the serve extra is not installed")
 
 from kit.longterm.forget import FORGOTTEN
-from kit.serve import ChatService, SQLiteSessionStore, service_memory
+from kit.serve import ChatService, service_memory
 from kit.serve.service import KeyConflict, SessionBusy
 
-_prefixes = itertools.count()
-
-
 @pytest.fixture(params=["sqlite", "redis"])
-def service(request, tmp_path):
-    if request.param == "sqlite":
-        store = SQLiteSessionStore(tmp_path / "chat.db")
-    else:
-        from kit.serve.redis_store import RedisSessionStore
-        store = RedisSessionStore(request.getfixturevalue("redis_url"),
-                                  prefix=f"forgetkeys{next(_prefixes)}")
-    yield ChatService(store, memory_factory=service_memory(budget=60, keep_recent=4), wait=0.2)
-    store.close()
+def service(request, make_store):
+    store = make_store(request.param, "forgetkeys")
+    return ChatService(store, memory_factory=service_memory(budget=60, keep_recent=4), wait=0.2)
 
 
 def send(service, text, key):

@@ -2,7 +2,6 @@
 lease, the bytes of the SQLite file and of Redis's append-only file and snapshot gone,
 and the HTTP route with the service's checks."""
 import asyncio
-import itertools
 import os
 
 import pytest
@@ -18,7 +17,6 @@ from kit.serve.app import create_app
 from kit.serve.stores import LeaseLost
 
 SECRET = "hemoglobin-a1c"
-_prefixes = itertools.count()
 
 
 def fill(store, session="alice"):
@@ -32,20 +30,17 @@ def fill(store, session="alice"):
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-def store(request, tmp_path):
+def store(request, tmp_path, make_store):
+    made = make_store(request.param, "forget")
     if request.param == "sqlite":
-        made = SQLiteSessionStore(tmp_path / "chat.db")
         made.files = lambda: sqlite_files(tmp_path / "chat.db")
     else:
-        from kit.serve.redis_store import RedisSessionStore
-        url = request.getfixturevalue("redis_url")
-        made = RedisSessionStore(url, prefix=f"forget{next(_prefixes)}")
         made._redis.config_set("rdbcompression", "no")   # the secret readable before
         made._redis.bgsave()                                 # a snapshot exists too
+        url = request.getfixturevalue("redis_url")
         folder = os.path.dirname(url.removeprefix("unix://"))
         made.files = lambda: redis_files(folder)
-    yield made
-    made.close()
+    return made
 
 
 @pytest.mark.parametrize("words", [["Hemoglobin-A1c"], None])

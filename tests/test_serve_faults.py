@@ -5,7 +5,6 @@ waiting for one session, and slow request bodies. Stops and overlaps are made wi
 events and held locks, never left to timing; the few elapsed-time checks are upper
 bounds far above what they check (a 0.3 s deadline against SQLite's 5 s timeout)."""
 import asyncio
-import itertools
 import json
 import sqlite3
 import threading
@@ -26,7 +25,6 @@ from kit.serve.stores import KeyRecord, LeaseLost, StoreBusy, digest
 
 QUESTIONS = ["How long do refunds take?", "and for COD?", "Can I change my delivery address?",
              "What about returns of opened items?", "Do you ship abroad?"]
-_prefixes = itertools.count()
 
 
 class Clock:
@@ -266,14 +264,8 @@ def test_a_key_whose_turn_died_before_its_commit_runs_the_turn(tmp_path):
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        made = SQLiteSessionStore(tmp_path / "chat.db")
-    else:
-        made = RedisSessionStore(request.getfixturevalue("redis_url"),
-                                 prefix=f"faults{next(_prefixes)}")
-    yield made
-    made.close()
+def store(request, make_store):
+    return make_store(request.param, "faults")
 
 
 def test_keys_are_kept_per_session_for_a_bounded_count(store):

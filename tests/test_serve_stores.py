@@ -1,6 +1,5 @@
 """The service's stores: lease, fencing token, fenced commit, snapshot, on SQLite and on
 a real Redis server (the `redis_url` fixture starts one; no mock)."""
-import itertools
 import json
 import time
 
@@ -15,8 +14,6 @@ from kit.serve.backends import open_store
 from kit.serve.stores import EVENTS_KEPT, LeaseLost, TurnRecord
 from kit.store import StoreError
 
-_prefixes = itertools.count()
-
 
 class Clock:
     """A clock the test moves (seconds)."""
@@ -29,18 +26,16 @@ class Clock:
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-def store(request, tmp_path):
+def store(request, make_store):
     """A fresh store of each kind; ``store.expire(lease)`` makes a lease run out."""
     if request.param == "sqlite":
         clock = Clock()
-        made = SQLiteSessionStore(tmp_path / "chat.db", clock=clock)
+        made = make_store("sqlite", clock=clock)
         made.expire = lambda lease: setattr(clock, "now", clock.now + lease.ttl + 0.001)
     else:
-        url = request.getfixturevalue("redis_url")
-        made = RedisSessionStore(url, prefix=f"test{next(_prefixes)}")
+        made = make_store("redis")
         made.expire = lambda lease: time.sleep(lease.ttl + 0.05)
-    yield made
-    made.close()
+    return made
 
 
 def ttl(store) -> float:
